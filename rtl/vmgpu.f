@@ -1,0 +1,12 @@
+// Verilator / Yosys file list of vmgpu_top, in dependency order.
++incdir+rtl/generated
+rtl/device_memory.v
+rtl/mem_fabric.v
+rtl/tlb.v
+rtl/page_table_walker.v
+rtl/mmu.v
+rtl/dma_engine.v
+rtl/compute_engine.v
+rtl/command_processor.v
+rtl/csr_block.v
+rtl/vmgpu_top.v
