@@ -1,0 +1,332 @@
+`default_nettype none
+// MMU: two translation ports (0 = DMA engine, with priority; 1 = compute engine) in front of one
+// TLB and one page-table walker. One translation is in flight at a time.
+//
+// Timing: a request is accepted while the MMU is idle; the TLB is looked up in that same cycle
+// and a hit (or a missing context) is answered with a one-cycle tr*_rsp_valid pulse on the next
+// cycle, with the MMU ready again in that cycle. A miss starts the walker; its answer comes on
+// the cycle after the PTE (or a faulting PDE) arrives: five cycles after acceptance with
+// one-cycle memory. An invalidation waits until no walk is in flight (requests are held off
+// meanwhile), so a walk that read a PTE before the invalidation cannot leave a stale entry.
+module mmu #(
+  parameter MEM_BYTES = 16777216,  // device memory bytes, power of two
+  parameter TLB_ENTRIES = 16       // fully associative TLB entries, 2..64
+) (
+  input  wire        clk_i,
+  input  wire        rst_ni,
+  // current context (from the command processor)
+  input  wire        ctx_valid_i,
+  input  wire [7:0]  ctx_asid_i,
+  input  wire [31:0] ctx_root_i,
+  // translation port 0 (DMA engine)
+  input  wire        tr0_req_valid_i,
+  output wire        tr0_req_ready_o,
+  input  wire [31:0] tr0_req_va_i,
+  input  wire        tr0_req_write_i,
+  output wire        tr0_rsp_valid_o,
+  output wire [31:0] tr0_rsp_pa_o,
+  output wire        tr0_rsp_host_o,
+  output wire        tr0_rsp_fault_o,
+  output wire [3:0]  tr0_rsp_reason_o,
+  // translation port 1 (compute engine)
+  input  wire        tr1_req_valid_i,
+  output wire        tr1_req_ready_o,
+  input  wire [31:0] tr1_req_va_i,
+  input  wire        tr1_req_write_i,
+  output wire        tr1_rsp_valid_o,
+  output wire [31:0] tr1_rsp_pa_o,
+  output wire        tr1_rsp_host_o,
+  output wire        tr1_rsp_fault_o,
+  output wire [3:0]  tr1_rsp_reason_o,
+  // invalidation (one-cycle pulse in, one-cycle pulse out)
+  input  wire        inv_valid_i,
+  input  wire [1:0]  inv_mode_i,
+  input  wire [7:0]  inv_asid_i,
+  input  wire [31:0] inv_va_i,
+  input  wire [31:0] inv_size_i,
+  output wire        inv_done_o,
+  // page-table read master (device memory)
+  output wire        pt_rd_valid_o,
+  input  wire        pt_rd_ready_i,
+  output wire [31:0] pt_rd_addr_o,
+  input  wire        pt_rsp_valid_i,
+  input  wire [31:0] pt_rsp_data_i,
+  // counters
+  output wire        stat_hit_o,
+  output wire        stat_miss_o,
+  output wire        stat_evict_o,
+  output wire        stat_walk_o,
+  // event stream
+  output wire        evt_valid_o,
+  output wire [3:0]  evt_kind_o,
+  output wire [3:0]  evt_reason_o,
+  output wire        evt_write_o,
+  output wire [7:0]  evt_asid_o,
+  output wire [31:0] evt_va_o,
+  output wire [31:0] evt_pte_o
+);
+  `include "vmgpu_regs.vh"
+
+  // ---------------------------------------------------------------- request acceptance
+  wire walk_busy;
+  reg  inv_pending_q;
+  wire idle = !walk_busy && !inv_pending_q;
+
+  assign tr0_req_ready_o = idle;
+  assign tr1_req_ready_o = idle && !tr0_req_valid_i;
+
+  wire        accept0 = tr0_req_valid_i && idle;
+  wire        accept1 = tr1_req_valid_i && idle && !tr0_req_valid_i;
+  wire        accept = accept0 || accept1;
+  wire [31:0] sel_va = tr0_req_valid_i ? tr0_req_va_i : tr1_req_va_i;
+  wire        sel_write = tr0_req_valid_i ? tr0_req_write_i : tr1_req_write_i;
+
+  // ---------------------------------------------------------------- TLB
+  wire        hit;
+  wire [19:0] hit_pfn;
+  wire        hit_r;
+  wire        hit_w;
+  wire        hit_host;
+  wire        fill_evict;
+
+  wire        walk_done;
+  wire        walk_fault;
+  wire [3:0]  walk_reason;
+  wire [31:0] walk_pte;
+  wire        fill = walk_done && !walk_fault;
+
+  reg         req_port_q;   // 1 = port 1
+  reg  [31:0] req_va_q;
+  reg         req_write_q;
+  reg  [7:0]  req_asid_q;
+
+  reg  [1:0]  inv_mode_q;
+  reg  [7:0]  inv_asid_q;
+  reg  [31:0] inv_va_q;
+  reg  [31:0] inv_size_q;
+  wire        inv_apply = inv_pending_q && !walk_busy;
+
+  tlb #(
+    .ENTRIES(TLB_ENTRIES)
+  ) u_tlb (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .lookup_asid_i(ctx_asid_i),
+    .lookup_vpn_i (sel_va[31:12]),
+    .lookup_hit_o (hit),
+    .lookup_pfn_o (hit_pfn),
+    .lookup_r_o   (hit_r),
+    .lookup_w_o   (hit_w),
+    .lookup_host_o(hit_host),
+    .fill_i       (fill),
+    .fill_asid_i  (req_asid_q),
+    .fill_vpn_i   (req_va_q[31:12]),
+    .fill_pfn_i   (walk_pte[31:12]),
+    .fill_r_i     (walk_pte[1]),
+    .fill_w_i     (walk_pte[2]),
+    .fill_host_i  (walk_pte[3]),
+    .fill_evict_o (fill_evict),
+    .inv_i        (inv_apply),
+    .inv_mode_i   (inv_mode_q),
+    .inv_asid_i   (inv_asid_q),
+    .inv_va_i     (inv_va_q),
+    .inv_size_i   (inv_size_q)
+  );
+
+  // ---------------------------------------------------------------- walker
+  wire walk_start = accept && ctx_valid_i && !hit;
+
+  page_table_walker #(
+    .MEM_BYTES(MEM_BYTES)
+  ) u_walker (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .start_i       (walk_start),
+    .vpn_i         (sel_va[31:12]),
+    .root_i        (ctx_root_i),
+    .write_i       (sel_write),
+    .busy_o        (walk_busy),
+    .done_o        (walk_done),
+    .fault_o       (walk_fault),
+    .reason_o      (walk_reason),
+    .pte_o         (walk_pte),
+    .pt_rd_valid_o (pt_rd_valid_o),
+    .pt_rd_ready_i (pt_rd_ready_i),
+    .pt_rd_addr_o  (pt_rd_addr_o),
+    .pt_rsp_valid_i(pt_rsp_valid_i),
+    .pt_rsp_data_i (pt_rsp_data_i)
+  );
+
+  // ---------------------------------------------------------------- responses, events, counters
+  reg        rsp_valid_q;
+  reg        rsp_port_q;
+  reg [31:0] rsp_pa_q;
+  reg        rsp_host_q;
+  reg        rsp_fault_q;
+  reg [3:0]  rsp_reason_q;
+
+  reg        evt_valid_q;
+  reg [3:0]  evt_kind_q;
+  reg [3:0]  evt_reason_q;
+  reg        evt_write_q;
+  reg [7:0]  evt_asid_q;
+  reg [31:0] evt_va_q;
+  reg [31:0] evt_pte_q;
+
+  reg        stat_hit_q;
+  reg        stat_miss_q;
+  reg        stat_evict_q;
+  reg        inv_done_q;
+
+  wire hit_denied = sel_write ? !hit_w : !hit_r;
+
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      rsp_valid_q <= 1'b0;
+      rsp_port_q <= 1'b0;
+      rsp_pa_q <= 32'd0;
+      rsp_host_q <= 1'b0;
+      rsp_fault_q <= 1'b0;
+      rsp_reason_q <= FAULT_NONE;
+      evt_valid_q <= 1'b0;
+      evt_kind_q <= EVT_NONE;
+      evt_reason_q <= 4'd0;
+      evt_write_q <= 1'b0;
+      evt_asid_q <= 8'd0;
+      evt_va_q <= 32'd0;
+      evt_pte_q <= 32'd0;
+      stat_hit_q <= 1'b0;
+      stat_miss_q <= 1'b0;
+      stat_evict_q <= 1'b0;
+      inv_done_q <= 1'b0;
+      req_port_q <= 1'b0;
+      req_va_q <= 32'd0;
+      req_write_q <= 1'b0;
+      req_asid_q <= 8'd0;
+    end else begin
+      rsp_valid_q <= 1'b0;
+      evt_valid_q <= 1'b0;
+      stat_hit_q <= 1'b0;
+      stat_miss_q <= 1'b0;
+      stat_evict_q <= 1'b0;
+      inv_done_q <= 1'b0;
+
+      if (accept) begin
+        req_port_q <= accept1;
+        req_va_q <= sel_va;
+        req_write_q <= sel_write;
+        req_asid_q <= ctx_asid_i;
+        // Answered now unless a walk is needed.
+        rsp_port_q <= accept1;
+        rsp_pa_q <= 32'd0;
+        rsp_host_q <= 1'b0;
+        rsp_fault_q <= 1'b0;
+        rsp_reason_q <= FAULT_NONE;
+        evt_kind_q <= EVT_FAULT;
+        evt_write_q <= sel_write;
+        evt_asid_q <= ctx_asid_i;
+        evt_va_q <= sel_va;
+        evt_pte_q <= 32'd0;
+        if (!ctx_valid_i) begin
+          rsp_valid_q <= 1'b1;
+          rsp_fault_q <= 1'b1;
+          rsp_reason_q <= FAULT_NO_CONTEXT;
+          evt_valid_q <= 1'b1;
+          evt_reason_q <= FAULT_NO_CONTEXT;
+        end else if (hit) begin
+          stat_hit_q <= 1'b1;
+          rsp_valid_q <= 1'b1;
+          if (hit_denied) begin
+            rsp_fault_q <= 1'b1;
+            rsp_reason_q <= sel_write ? FAULT_WRITE_DENIED : FAULT_READ_DENIED;
+            evt_valid_q <= 1'b1;
+            evt_reason_q <= sel_write ? FAULT_WRITE_DENIED : FAULT_READ_DENIED;
+            // The cached entry, re-assembled as a PTE, for the event's reader.
+            evt_pte_q <= {hit_pfn, 8'd0, hit_host, hit_w, hit_r, 1'b1};
+          end else begin
+            rsp_pa_q <= {hit_pfn, sel_va[11:0]};
+            rsp_host_q <= hit_host;
+          end
+        end else begin
+          stat_miss_q <= 1'b1;
+        end
+      end
+
+      if (walk_done) begin
+        rsp_valid_q <= 1'b1;
+        rsp_port_q <= req_port_q;
+        rsp_fault_q <= walk_fault;
+        rsp_reason_q <= walk_reason;
+        rsp_pa_q <= walk_fault ? 32'd0 : {walk_pte[31:12], req_va_q[11:0]};
+        rsp_host_q <= !walk_fault && walk_pte[3];
+        evt_valid_q <= 1'b1;
+        evt_kind_q <= walk_fault ? EVT_FAULT : EVT_TLB_FILL;
+        evt_reason_q <= walk_reason;
+        evt_write_q <= req_write_q;
+        evt_asid_q <= req_asid_q;
+        evt_va_q <= req_va_q;
+        evt_pte_q <= walk_pte;
+        stat_evict_q <= fill_evict;
+      end
+
+      if (inv_apply) begin
+        inv_done_q <= 1'b1;
+        evt_valid_q <= 1'b1;
+        evt_kind_q <= EVT_INVALIDATE;
+        evt_reason_q <= {2'b00, inv_mode_q};
+        evt_write_q <= 1'b0;
+        evt_asid_q <= inv_asid_q;
+        evt_va_q <= inv_va_q;
+        evt_pte_q <= inv_size_q;  // no PTE involved: the size completes the range for a reader
+      end
+    end
+  end
+
+  // An invalidation pulse is held until no walk is in flight; a new pulse replaces the held
+  // operands (the command processor waits for inv_done_o, so this does not happen in use).
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      inv_pending_q <= 1'b0;
+      inv_mode_q <= INV_ALL;
+      inv_asid_q <= 8'd0;
+      inv_va_q <= 32'd0;
+      inv_size_q <= 32'd0;
+    end else begin
+      if (inv_valid_i) begin
+        inv_pending_q <= 1'b1;
+        inv_mode_q <= inv_mode_i;
+        inv_asid_q <= inv_asid_i;
+        inv_va_q <= inv_va_i;
+        inv_size_q <= inv_size_i;
+      end else if (inv_apply) begin
+        inv_pending_q <= 1'b0;
+      end
+    end
+  end
+
+  assign tr0_rsp_valid_o = rsp_valid_q && !rsp_port_q;
+  assign tr1_rsp_valid_o = rsp_valid_q && rsp_port_q;
+  assign tr0_rsp_pa_o = rsp_pa_q;
+  assign tr1_rsp_pa_o = rsp_pa_q;
+  assign tr0_rsp_host_o = rsp_host_q;
+  assign tr1_rsp_host_o = rsp_host_q;
+  assign tr0_rsp_fault_o = rsp_fault_q;
+  assign tr1_rsp_fault_o = rsp_fault_q;
+  assign tr0_rsp_reason_o = rsp_reason_q;
+  assign tr1_rsp_reason_o = rsp_reason_q;
+
+  assign stat_hit_o = stat_hit_q;
+  assign stat_miss_o = stat_miss_q;
+  assign stat_evict_o = stat_evict_q;
+  assign stat_walk_o = walk_busy;
+
+  assign evt_valid_o = evt_valid_q;
+  assign evt_kind_o = evt_kind_q;
+  assign evt_reason_o = evt_reason_q;
+  assign evt_write_o = evt_write_q;
+  assign evt_asid_o = evt_asid_q;
+  assign evt_va_o = evt_va_q;
+  assign evt_pte_o = evt_pte_q;
+  assign inv_done_o = inv_done_q;
+endmodule
+`default_nettype wire
