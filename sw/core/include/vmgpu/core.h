@@ -1,0 +1,277 @@
+/*
+ * vmgpu driver core: the device-neutral layer between the transport (sw/hal/vmgpu_hal.h) and
+ * the front ends (CUDA driver API, OpenCL, native). It owns device memory (physical
+ * allocator), address spaces (contexts: ASID, page directory, VA allocator, a host shadow of
+ * every PDE/PTE), host-memory registration for the host aperture, and command streams on the
+ * hardware rings with fences, events and a bounded wait that names the command that failed.
+ *
+ * Conventions
+ * - Every entry point returns a vmgpu_status (0 = VMGPU_OK, negative = error) unless it says
+ *   otherwise, checks all of its arguments first, and leaves every piece of state unchanged
+ *   when it fails (all-or-nothing). The last error's text is vmgpu_dev_last_error().
+ * - Device (physical) addresses, host-aperture addresses and virtual addresses are 32-bit.
+ * - Page tables are written by commands in a ring (PTE_FILL), never one register access per
+ *   PTE, so a map call costs O(1) link round trips whatever its size.
+ * - VMGPU_TRACE=1 prints to stderr, per core call, the commands issued, the PTEs written and,
+ *   after waits, the MMU events the hardware reported. VMGPU_TIMEOUT_CYCLES bounds every wait
+ *   (device cycles; default VMGPU_TIMEOUT_CYCLES_DEFAULT).
+ * - Not thread-safe: one thread drives one vmgpu_dev (front ends lock around it).
+ */
+#ifndef VMGPU_CORE_H
+#define VMGPU_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmgpu_hal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The MMU's page: the unit of translation and of every PTE. */
+#define VMGPU_PAGE_SIZE 4096u
+/*
+ * Allocation granularity: physical allocations and VA reservations made for front ends are
+ * multiples of (and aligned to) 64 KiB, which is what cuMemGetAllocationGranularity reports.
+ * It differs from the 4 KiB page on purpose, as on real GPUs: a coarser granule keeps the
+ * allocators' bookkeeping small, lets one map call cover many PTEs with a single PTE_FILL run,
+ * and leaves room for larger pages later without changing what applications were promised.
+ * The MMU still translates (and faults) per 4 KiB page.
+ */
+#define VMGPU_GRANULE 65536u
+/* Nominal device clock used to turn cycles into time (events, profiling). */
+#define VMGPU_CLOCK_HZ 50000000u
+/* Default bound of every wait, in device cycles (override: VMGPU_TIMEOUT_CYCLES). */
+#define VMGPU_TIMEOUT_CYCLES_DEFAULT 200000000ull
+/* Lowest VA ever handed out: VA 0 (and the first granule) stays unmapped, so NULL faults. */
+#define VMGPU_VA_BASE VMGPU_GRANULE
+
+typedef enum vmgpu_status {
+    VMGPU_OK = 0,
+    VMGPU_ERR_INVALID = -1,     /* bad argument (NULL, misaligned, zero/overflowing size, ...) */
+    VMGPU_ERR_NOMEM = -2,       /* out of device memory (or of page-table pool, host memory) */
+    VMGPU_ERR_NOVA = -3,        /* no free VA range of that size/alignment */
+    VMGPU_ERR_OVERLAP = -4,     /* range already reserved / page already mapped / registered */
+    VMGPU_ERR_NOT_MAPPED = -5,  /* a page of the range is not mapped (unmap, protect, access) */
+    VMGPU_ERR_FAULT = -6,       /* the device faulted; vmgpu_dev_last_error() says where */
+    VMGPU_ERR_TIMEOUT = -7,     /* the wait's cycle budget ran out */
+    VMGPU_ERR_IO = -8,          /* the transport failed */
+    VMGPU_ERR_NODEV = -9,       /* no device, or not a vmgpu (ID/VERSION mismatch) */
+    VMGPU_ERR_CTX_FAULTED = -10,/* the context faulted earlier (sticky) */
+    VMGPU_ERR_BUSY = -11,       /* still in use (e.g. freeing memory that is mapped) */
+    VMGPU_ERR_NOT_READY = -12,  /* query: the work has not completed yet */
+    VMGPU_ERR_NOT_FOUND = -13   /* no such allocation / reservation / registration */
+} vmgpu_status;
+
+const char *vmgpu_status_name(int status);
+
+typedef struct vmgpu_dev vmgpu_dev;
+typedef struct vmgpu_ctx vmgpu_ctx;
+typedef struct vmgpu_stream vmgpu_stream;
+typedef struct vmgpu_event vmgpu_event;
+
+/* ------------------------------------------------------------------ device */
+
+typedef struct vmgpu_dev_info {
+    uint32_t version;     /* VERSION register */
+    uint32_t mem_size;    /* device memory in bytes */
+    unsigned n_rings;     /* hardware rings */
+    unsigned tlb_entries; /* TLB entries */
+    unsigned page_shift;  /* 12 */
+    uint32_t user_base;   /* first byte the physical allocator hands out (above reserved memory) */
+    uint32_t user_bytes;  /* bytes the physical allocator manages */
+} vmgpu_dev_info;
+
+/* Options of vmgpu_dev_open_ex; zero fields take defaults. */
+typedef struct vmgpu_dev_options {
+    uint32_t ring_bytes;     /* bytes of each ring (power of two >= 64; default: 64 KiB, less on
+                                small memories) */
+    uint32_t pt_pool_bytes;  /* reserved memory for page directories and tables (default:
+                                mem_size / 16, at least 16 KiB) */
+} vmgpu_dev_options;
+
+/* Open the device named by spec (NULL: VMGPU_DEVICE, default "sim"); probes ID and VERSION,
+ * reads CAPS and MEM_SIZE, lays out reserved low memory (scratch, rings, page-table pool) and
+ * enables the rings. On failure *out is NULL and err (may be NULL) holds one line. */
+int vmgpu_dev_open(const char *spec, vmgpu_dev **out, char *err, size_t errlen);
+int vmgpu_dev_open_ex(const char *spec, const vmgpu_dev_options *opt, vmgpu_dev **out,
+                      char *err, size_t errlen);
+/* Same on an already-open transport; own != 0 makes vmgpu_dev_close close it too. */
+int vmgpu_dev_open_hal(vmgpu_hal *hal, int own, const vmgpu_dev_options *opt, vmgpu_dev **out,
+                       char *err, size_t errlen);
+/* Destroys every remaining context, stream and event, then closes. NULL is a no-op. */
+void vmgpu_dev_close(vmgpu_dev *dev);
+int vmgpu_dev_get_info(const vmgpu_dev *dev, vmgpu_dev_info *info);
+vmgpu_hal *vmgpu_dev_hal(vmgpu_dev *dev);
+/* Text of the last error on this device ("" if none). Fault/timeout texts name the ring, the
+ * command offset, its opcode, the fault reason, the VA and the ASID. */
+const char *vmgpu_dev_last_error(const vmgpu_dev *dev);
+/* Read the 64-bit cycle counter (CYCLE_LO then CYCLE_HI). */
+int vmgpu_dev_cycles(vmgpu_dev *dev, uint64_t *cycles);
+/* Let the device run until idle (bounded by the timeout) without waiting on anything. */
+int vmgpu_dev_run_idle(vmgpu_dev *dev);
+
+/* ------------------------------------------------------- physical memory */
+
+/* Allocate size bytes (a nonzero multiple of VMGPU_PAGE_SIZE) of device memory aligned to
+ * align (a power of two multiple of VMGPU_PAGE_SIZE; 0 = VMGPU_GRANULE). */
+int vmgpu_phys_alloc(vmgpu_dev *dev, uint32_t size, uint32_t align, uint32_t *pa);
+/* Free the allocation starting at pa. VMGPU_ERR_BUSY while any context maps a page of it. */
+int vmgpu_phys_free(vmgpu_dev *dev, uint32_t pa);
+/* Bytes free and the number of live allocations. */
+int vmgpu_phys_stats(const vmgpu_dev *dev, uint32_t *free_bytes, unsigned *n_allocs);
+/* Host <-> device memory by physical address through the transport (word-aligned pa; any
+ * byte length: partial words are read-modify-written). */
+int vmgpu_phys_write(vmgpu_dev *dev, uint32_t pa, const void *src, size_t bytes);
+int vmgpu_phys_read(vmgpu_dev *dev, uint32_t pa, void *dst, size_t bytes);
+
+/* -------------------------------------------------- host memory (aperture) */
+
+/* Register page-aligned host memory [ptr, ptr+size) for the host aperture: it gets consecutive
+ * host frames, *haddr = first frame << 12. Mapping haddr with VMGPU_MAP_HOST lets the device
+ * read and write that memory in place (zero copy). */
+int vmgpu_host_register(vmgpu_dev *dev, void *ptr, size_t size, uint32_t *haddr);
+/* VMGPU_ERR_BUSY while any context maps one of its frames. */
+int vmgpu_host_unregister(vmgpu_dev *dev, void *ptr);
+/* Host pointer of a host-aperture address (NULL if not registered). */
+void *vmgpu_host_ptr(const vmgpu_dev *dev, uint32_t haddr);
+
+/* ---------------------------------------------------------------- contexts */
+
+/* A context is an address space: an ASID, a page directory, page tables allocated on demand, a
+ * VA allocator and a shadow of every entry. home_ring (-1: the device picks) is the ring its
+ * synchronous page-table updates (map/unmap/protect) and the args-block writes go through. */
+int vmgpu_ctx_create(vmgpu_dev *dev, int home_ring, vmgpu_ctx **out);
+/* Unmaps everything, frees its page tables, VA reservations and ASID (streams must be gone:
+ * VMGPU_ERR_BUSY otherwise). NULL is a no-op returning VMGPU_OK. */
+int vmgpu_ctx_destroy(vmgpu_ctx *ctx);
+unsigned vmgpu_ctx_asid(const vmgpu_ctx *ctx);
+uint32_t vmgpu_ctx_root(const vmgpu_ctx *ctx);
+vmgpu_dev *vmgpu_ctx_dev(const vmgpu_ctx *ctx);
+/* VMGPU_OK, or VMGPU_ERR_CTX_FAULTED once a command of this context faulted (sticky); the
+ * message of that fault is copied into msg when given. */
+int vmgpu_ctx_status(const vmgpu_ctx *ctx, char *msg, size_t msglen);
+
+/* VA reservations: size a nonzero multiple of VMGPU_PAGE_SIZE, align a power of two multiple
+ * of VMGPU_PAGE_SIZE (0 = VMGPU_GRANULE). fixed != 0 asks for exactly [fixed, fixed+size)
+ * (VMGPU_ERR_OVERLAP when taken). Never returns an address below VMGPU_VA_BASE. */
+int vmgpu_va_reserve(vmgpu_ctx *ctx, uint32_t size, uint32_t align, uint32_t fixed,
+                     uint32_t *va);
+/* Free the reservation starting at va; VMGPU_ERR_BUSY while a page of it is mapped. */
+int vmgpu_va_free(vmgpu_ctx *ctx, uint32_t va);
+int vmgpu_va_stats(const vmgpu_ctx *ctx, uint32_t *reserved_bytes, unsigned *n_ranges);
+
+/* Mapping flags. */
+#define VMGPU_MAP_READ 0x1u    /* PTE.R */
+#define VMGPU_MAP_WRITE 0x2u   /* PTE.W */
+#define VMGPU_MAP_HOST 0x4u    /* pa is a host-aperture address from vmgpu_host_register */
+#define VMGPU_MAP_REPLACE 0x8u /* map over pages that are already mapped (remap) */
+#define VMGPU_MAP_NO_TLB_INV 0x10u /* lesson/bench only: skip the TLB_INV (stale entries stay) */
+
+/*
+ * Map [va, va+size) to [pa, pa+size) (device memory, or host aperture with VMGPU_MAP_HOST).
+ * va, pa, size page aligned; the VA range must lie inside reservations of ctx; the physical
+ * range inside one allocation (or one host registration). Pages already mapped fail with
+ * VMGPU_ERR_OVERLAP unless VMGPU_MAP_REPLACE. Emits one PTE_FILL per contiguous run (plus the
+ * PDE writes for new page tables), TLB_INV (range) and FENCE on the home ring and waits.
+ */
+int vmgpu_map(vmgpu_ctx *ctx, uint32_t va, uint32_t pa, uint32_t size, unsigned flags);
+/* Every page of the range must be mapped (else VMGPU_ERR_NOT_MAPPED, nothing changes). */
+int vmgpu_unmap(vmgpu_ctx *ctx, uint32_t va, uint32_t size);
+/* Change R/W of mapped pages (flags: VMGPU_MAP_READ | VMGPU_MAP_WRITE, may be 0). */
+int vmgpu_protect(vmgpu_ctx *ctx, uint32_t va, uint32_t size, unsigned flags);
+/* Shadow lookup: the PTE of va (0 when unmapped; *pte gets VMGPU_PTE_* bits and the frame). */
+int vmgpu_query(const vmgpu_ctx *ctx, uint32_t va, uint32_t *pte);
+/* Host access to mapped memory by VA, translated through the shadow (device pages through the
+ * transport, host pages by memcpy). Needs R (read) or W (write) like the device would. */
+int vmgpu_ctx_write(vmgpu_ctx *ctx, uint32_t va, const void *src, size_t bytes);
+int vmgpu_ctx_read(vmgpu_ctx *ctx, uint32_t va, void *dst, size_t bytes);
+
+/* ----------------------------------------------------------------- streams */
+
+/* A stream queues commands of one context on one hardware ring. Several streams may share a
+ * ring; the core emits BIND_CTX whenever the ring's bound context changes. Commands go to the
+ * device at vmgpu_stream_submit (or automatically when the host-side batch is full). */
+int vmgpu_stream_create(vmgpu_ctx *ctx, unsigned ring, vmgpu_stream **out);
+/* Waits for the stream's submitted work, then frees it. NULL is a no-op. */
+int vmgpu_stream_destroy(vmgpu_stream *s);
+unsigned vmgpu_stream_ring(const vmgpu_stream *s);
+vmgpu_ctx *vmgpu_stream_ctx(const vmgpu_stream *s);
+
+/* Commands (queued; VA operands are translated by the device in the stream's context). */
+int vmgpu_cmd_copy(vmgpu_stream *s, uint32_t dst_va, uint32_t src_va, uint32_t bytes);
+int vmgpu_cmd_copy_2d(vmgpu_stream *s, uint32_t dst_va, uint32_t dst_pitch, uint32_t src_va,
+                      uint32_t src_pitch, uint32_t width, uint32_t height);
+/* pattern_bytes: 1, 2 or 4 (the pattern's low bytes are used; byte 0 starts every row). */
+int vmgpu_cmd_fill(vmgpu_stream *s, uint32_t dst_va, uint32_t bytes, uint32_t pattern,
+                   unsigned pattern_bytes);
+int vmgpu_cmd_fill_2d(vmgpu_stream *s, uint32_t dst_va, uint32_t dst_pitch, uint32_t width,
+                      uint32_t height, uint32_t pattern, unsigned pattern_bytes);
+/* Built-in kernel (VMGPU_KERNEL_*): the 5-word argument block is written (in stream order) to
+ * the context's argument area, which is mapped read-only in the context. */
+int vmgpu_cmd_launch(vmgpu_stream *s, unsigned kernel, uint32_t dst_va, uint32_t a_va,
+                     uint32_t b_va, uint32_t n, uint32_t scalar);
+/* TIMESTAMP: the 64-bit cycle counter is written at physical pa (8-byte slot) when every
+ * earlier command of the ring has completed. */
+int vmgpu_cmd_timestamp(vmgpu_stream *s, uint32_t pa);
+/* WAIT_FENCE: later commands of this ring wait until ring's FENCE reaches value. */
+int vmgpu_cmd_wait_fence(vmgpu_stream *s, unsigned ring, uint32_t value);
+/* Page-table update ordered in this stream (same semantics as vmgpu_map, without the wait):
+ * the shadow changes now, the device's tables when the stream reaches the commands. */
+int vmgpu_stream_map(vmgpu_stream *s, uint32_t va, uint32_t pa, uint32_t size, unsigned flags);
+/* Raw words (a header and its payload), for tests and new front-end commands; not checked. */
+int vmgpu_cmd_raw(vmgpu_stream *s, const uint32_t *words, size_t nwords);
+
+/* Append a FENCE and hand everything queued to the device (one burst + the doorbell).
+ * *fence (may be NULL) gets the ring's fence value that marks this point. */
+int vmgpu_stream_submit(vmgpu_stream *s, uint32_t *fence);
+/* submit + wait. */
+int vmgpu_stream_sync(vmgpu_stream *s);
+
+/* Fences: a monotonic 32-bit timeline per ring; comparisons are wrap-aware. */
+static inline int vmgpu_fence_reached(uint32_t current, uint32_t value)
+{
+    return (int32_t)(current - value) >= 0;
+}
+/* Bounded wait until ring's fence reaches value. On a fault: VMGPU_ERR_FAULT, the message
+ * names ring, command offset, opcode, reason, VA and ASID; the ring is reset (its queued work
+ * dropped), the faulting context marked faulted, other contexts go on. On timeout:
+ * VMGPU_ERR_TIMEOUT naming the command at HEAD. Work of a faulted context: its waits return
+ * VMGPU_ERR_CTX_FAULTED. */
+int vmgpu_fence_wait(vmgpu_dev *dev, unsigned ring, uint32_t value);
+/* VMGPU_OK when reached, VMGPU_ERR_NOT_READY when not yet (one register read; no waiting). */
+int vmgpu_fence_query(vmgpu_dev *dev, unsigned ring, uint32_t value);
+/* Last fence value handed out on ring (what a stream_submit returned last). */
+uint32_t vmgpu_fence_last(const vmgpu_dev *dev, unsigned ring);
+
+/* Events: a fence plus a device timestamp. */
+int vmgpu_event_create(vmgpu_dev *dev, vmgpu_event **out);
+int vmgpu_event_destroy(vmgpu_event *ev);
+/* Queue TIMESTAMP + FENCE on s and submit. */
+int vmgpu_event_record(vmgpu_event *ev, vmgpu_stream *s);
+int vmgpu_event_query(vmgpu_event *ev);   /* VMGPU_OK, VMGPU_ERR_NOT_READY, or an error */
+int vmgpu_event_wait(vmgpu_event *ev);
+/* Device cycle counter value at the event (after it completed). */
+int vmgpu_event_cycles(vmgpu_event *ev, uint64_t *cycles);
+/* end - start in cycles (both recorded and completed). */
+int vmgpu_event_elapsed(vmgpu_event *start, vmgpu_event *end, uint64_t *cycles);
+
+/* Make stream `waiter` wait (on the device) for everything submitted so far on `s`. */
+int vmgpu_stream_wait_stream(vmgpu_stream *waiter, vmgpu_stream *s);
+
+/* ---------------------------------------------------------------- debugging */
+
+/* A hash of all software state (allocators, reservations, shadows, registrations); tests
+ * compare it before and after a failing call. */
+uint64_t vmgpu_debug_state_hash(const vmgpu_dev *dev);
+/* Decode one command (header + payload) into text; returns the number of words it spans. */
+size_t vmgpu_cmd_decode(const uint32_t *words, size_t nwords, char *buf, size_t buflen);
+/* 1 while VMGPU_TRACE tracing is on; vmgpu_set_trace overrides the environment. */
+int vmgpu_trace_enabled(void);
+void vmgpu_set_trace(int on);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* VMGPU_CORE_H */
