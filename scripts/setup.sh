@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs what vmgpu's build and tests need on Debian 12 (bookworm) and does nothing else.
+# Safe to run again: when every tool is already there it returns without touching apt.
+set -euo pipefail
+
+# command to look for -> Debian package that provides it
+tools=(
+  "cmake:cmake"
+  "g++:g++"
+  "make:make"
+  "verilator:verilator"
+  "python3:python3"
+  "yosys:yosys"
+  "iverilog:iverilog"
+  "pkg-config:pkg-config"
+)
+# Libraries have no command to look for; dpkg knows whether they are there.
+# zlib1g-dev: Verilator's FST waveform writer (VMGPU_WAVES) links zlib.
+libs=(zlib1g-dev)
+
+missing=()
+for entry in "${tools[@]}"; do
+  cmd=${entry%%:*}
+  pkg=${entry#*:}
+  command -v "$cmd" >/dev/null 2>&1 || missing+=("$pkg")
+done
+for pkg in "${libs[@]}"; do
+  dpkg -s "$pkg" 2>/dev/null | grep -q '^Status: install ok installed' || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup: apt-get not found; this script targets Debian 12. Install by hand: ${missing[*]}" >&2
+    exit 1
+  fi
+  if [ "$(id -u)" -eq 0 ]; then
+    as_root=()
+  elif command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+  else
+    echo "setup: not root and no sudo; install by hand: ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${as_root[@]}" apt-get -o DPkg::Lock::Timeout=600 update -qq
+  "${as_root[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The project is written against Debian 12's Verilator 5.006 and Yosys 0.23; other versions
+# usually work but lint output can differ, so say which ones are in use.
+vl=$(verilator --version 2>/dev/null | awk '{print $2}')
+ys=$(yosys -V 2>/dev/null | awk '{print $2}')
+echo "setup: ok (verilator ${vl:-?}, yosys ${ys:-?})"
+case "$vl" in 5.006) ;; *) echo "setup: note: the project targets Verilator 5.006" >&2 ;; esac
