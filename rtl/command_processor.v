@@ -1,0 +1,506 @@
+`default_nettype none
+// Command processor: reads commands from N_RINGS rings in device memory and runs them one at a
+// time. The next command comes from the next ring (round-robin) that has work it can run, so
+// two rings interleave command by command; a ring stopped on a fault or blocked in WAIT_FENCE
+// never holds the others up. Physical commands (FENCE, PTE_FILL, WRITE_IMM, TIMESTAMP) write
+// device memory directly; DMA_COPY/DMA_FILL and LAUNCH run on the engines, translated by the
+// MMU in the context the ring bound with BIND_CTX; TLB_INV goes to the MMU in stream order.
+module command_processor #(
+  parameter integer MEM_BYTES = 16777216,  // device memory bytes (range checks)
+  parameter integer N_RINGS   = 2          // command rings: 2 or 4
+) (
+  input  wire                clk_i,
+  input  wire                rst_ni,
+  // ring registers, from the CSR block
+  input  wire                reg_we_i,
+  input  wire [1:0]          reg_ring_i,
+  input  wire [5:0]          reg_off_i,    // byte offset inside the ring's register block
+  input  wire [31:0]         reg_wdata_i,
+  output reg  [31:0]         reg_rdata_o,  // combinational read of reg_ring_i / reg_off_i
+  input  wire [63:0]         cycle_i,      // free-running cycle counter (TIMESTAMP)
+  // memory master: rings and physical writes, always device memory
+  output reg                 mem_rd_valid_o,
+  input  wire                mem_rd_ready_i,
+  output reg  [31:0]         mem_rd_addr_o,
+  input  wire                mem_rsp_valid_i,
+  input  wire [31:0]         mem_rsp_data_i,
+  output reg                 mem_wr_valid_o,
+  input  wire                mem_wr_ready_i,
+  output reg  [31:0]         mem_wr_addr_o,
+  output reg  [31:0]         mem_wr_data_o,
+  // context of the running command, and invalidations, to the MMU
+  output wire                ctx_valid_o,
+  output wire [7:0]          ctx_asid_o,
+  output wire [31:0]         ctx_root_o,
+  output reg                 inv_valid_o,
+  output wire [1:0]          inv_mode_o,
+  output wire [7:0]          inv_asid_o,
+  output wire [31:0]         inv_va_o,
+  output wire [31:0]         inv_size_o,
+  input  wire                inv_done_i,
+  // DMA engine
+  output reg                 dma_start_o,
+  output wire                dma_op_o,
+  output wire [31:0]         dma_src_va_o,
+  output wire [31:0]         dma_dst_va_o,
+  output wire [31:0]         dma_width_o,
+  output wire [31:0]         dma_height_o,
+  output wire [31:0]         dma_src_pitch_o,
+  output wire [31:0]         dma_dst_pitch_o,
+  output wire [31:0]         dma_pattern_o,
+  output wire [1:0]          dma_pattern_size_o,
+  input  wire                dma_done_i,
+  input  wire                dma_fault_i,
+  input  wire [31:0]         dma_fault_va_i,
+  input  wire                dma_fault_write_i,
+  input  wire [3:0]          dma_fault_reason_i,
+  // compute engine
+  output reg                 cu_start_o,
+  output wire [7:0]          cu_kernel_o,
+  output wire [31:0]         cu_args_va_o,
+  input  wire                cu_done_i,
+  input  wire                cu_fault_i,
+  input  wire [31:0]         cu_fault_va_i,
+  input  wire                cu_fault_write_i,
+  input  wire [3:0]          cu_fault_reason_i,
+  // status
+  output wire                idle_o,        // nothing runnable and nothing running
+  output reg  [N_RINGS-1:0]  ring_busy_o,
+  output wire [N_RINGS-1:0]  ring_fault_o,
+  output reg  [N_RINGS-1:0]  fence_irq_o,   // one-cycle pulses
+  output reg  [N_RINGS-1:0]  fault_irq_o
+);
+  `include "vmgpu_regs.vh"
+
+  localparam integer RW = $clog2(N_RINGS);  // ring-index width (N_RINGS a power of two)
+  localparam [39:0]  MEM_LIMIT = 40'd1 * MEM_BYTES;
+
+  localparam [3:0] S_IDLE = 4'd0, S_HDR = 4'd1, S_HDR_WAIT = 4'd2, S_ARGS = 4'd3,
+                   S_EXEC = 4'd4, S_WRITE = 4'd5, S_IMM_RD = 4'd6, S_IMM_WAIT = 4'd7,
+                   S_IMM_WR = 4'd8, S_INV = 4'd9, S_ENGINE = 4'd10, S_DONE = 4'd11,
+                   S_FAULT = 4'd12;
+
+  // ---- ring state, flattened per ring ----
+  reg [N_RINGS*32-1:0] base_q, size_q, head_q, tail_q, fence_q, root_q, fault_va_q;
+  reg [N_RINGS*32-1:0] fault_info_q, fault_cmd_q, fault_next_q, wait_val_q;
+  reg [N_RINGS*8-1:0]  asid_q;
+  reg [N_RINGS*2-1:0]  wait_ring_q;
+  reg [N_RINGS-1:0]    enable_q, faulted_q, waiting_q, ctx_valid_q, reset_seen_q;
+
+  // ---- the running command ----
+  reg [3:0]     state_q;
+  reg [RW-1:0]  cur_q, last_q;
+  reg [31:0]    cmd_head_q;     // ring offset of the header
+  reg [7:0]     op_q, len_q;
+  reg [7:0]     flags_q;       // header flags (bits [23:16] are unused by every command)
+  reg [6*32-1:0] args_q;        // payload words 0..5
+  reg [2:0]     rd_issued_q, rd_got_q, nargs_q;
+  reg [31:0]    wr_count_q, wr_addr_q, wr_data_q, wr_inc_q;
+  reg [7:0]     imm_k_q;        // WRITE_IMM: next payload word to copy (1-based)
+  reg [31:0]    ts_hi_q;        // TIMESTAMP: high word, written second
+
+  wire [31:0] a0 = args_q[0 +: 32], a1 = args_q[32 +: 32], a2 = args_q[64 +: 32];
+  wire [31:0] a3 = args_q[96 +: 32], a4 = args_q[128 +: 32], a5 = args_q[160 +: 32];
+
+  wire [31:0] cur_base = base_q[32*cur_q +: 32];
+  wire [31:0] cur_mask = size_q[32*cur_q +: 32] - 32'd1;
+
+  // ---- which rings can run ----
+  // Timeline comparison that survives 32-bit wrap-around: fence has reached value.
+  function automatic reached(input [31:0] fence, input [31:0] value);
+    reg [31:0] diff;
+    begin
+      diff = fence - value;
+      reached = ($signed(diff) >= 0);
+    end
+  endfunction
+
+  integer r;
+  reg [N_RINGS-1:0] runnable;
+  always @(*) begin
+    for (r = 0; r < N_RINGS; r = r + 1) begin
+      runnable[r] = enable_q[r] && !faulted_q[r] &&
+                    (head_q[32*r +: 32] != tail_q[32*r +: 32]) &&
+                    (!waiting_q[r] ||
+                     reached(fence_q[32*wait_ring_q[2*r +: 2] +: 32], wait_val_q[32*r +: 32]));
+      ring_busy_o[r] = (head_q[32*r +: 32] != tail_q[32*r +: 32]) ||
+                       (state_q != S_IDLE && cur_q == r[RW-1:0]);
+    end
+  end
+  assign ring_fault_o = faulted_q;
+  assign idle_o = (state_q == S_IDLE) && (runnable == {N_RINGS{1'b0}});
+
+  // Round-robin: the first runnable ring after the last one served.
+  reg          pick_found;
+  reg [RW-1:0] pick;
+  integer k;
+  always @(*) begin
+    pick_found = 1'b0;
+    pick = {RW{1'b0}};
+    for (k = N_RINGS; k >= 1; k = k - 1) begin
+      if (runnable[last_q + k[RW-1:0]]) begin
+        pick_found = 1'b1;
+        pick = last_q + k[RW-1:0];
+      end
+    end
+  end
+
+  // A ring's configuration is usable when its size is a power of two >= 64 and it lies in memory.
+  function automatic ring_ok(input [31:0] base, input [31:0] size);
+    ring_ok = (size >= 32'd64) && ((size & (size - 32'd1)) == 32'd0) && (base[1:0] == 2'b00) &&
+              ({8'd0, base} + {8'd0, size} <= MEM_LIMIT);
+  endfunction
+
+  // Physical operand check: 0 ok, else a FAULT_* reason.
+  function automatic [3:0] phys_check(input [31:0] pa, input [39:0] bytes);
+    if (pa[1:0] != 2'b00) phys_check = FAULT_MISALIGNED;
+    else if ({8'd0, pa} + bytes > MEM_LIMIT) phys_check = FAULT_PHYS_RANGE;
+    else phys_check = FAULT_NONE;
+  endfunction
+
+  // Header decode: payload words to fetch before executing, and whether the command is well formed.
+  wire [7:0]  hdr_op    = mem_rsp_data_i[7:0];
+  wire [7:0]  hdr_len   = mem_rsp_data_i[15:8];
+  wire [7:0]  hdr_flags = mem_rsp_data_i[23:16];  // bits [31:24] are reserved
+  reg         hdr_ok;
+  always @(*) begin
+    case (hdr_op)
+      OP_NOP:        hdr_ok = 1'b1;
+      OP_BIND_CTX:   hdr_ok = (hdr_len == 8'd2);
+      OP_FENCE:      hdr_ok = (hdr_len == 8'd2);
+      OP_PTE_FILL:   hdr_ok = (hdr_len == 8'd4);
+      OP_WRITE_IMM:  hdr_ok = (hdr_len >= 8'd2);
+      OP_TLB_INV:    hdr_ok = (hdr_len == 8'd3) && (hdr_flags[1:0] != 2'd3);
+      OP_DMA_COPY:   hdr_ok = (hdr_len == 8'd6);
+      OP_DMA_FILL:   hdr_ok = (hdr_len == 8'd5) && (hdr_flags[1:0] != 2'd3);
+      OP_LAUNCH:     hdr_ok = (hdr_len == 8'd1) && (hdr_flags[7:0] <= KERNEL_REDUCE_SUM);
+      OP_TIMESTAMP:  hdr_ok = (hdr_len == 8'd1);
+      OP_WAIT_FENCE: hdr_ok = (hdr_len == 8'd2);
+      default:       hdr_ok = 1'b0;
+    endcase
+  end
+  // Bytes between the header and TAIL: the whole command must be there.
+  wire [31:0] avail = (tail_q[32*cur_q +: 32] - cmd_head_q) & cur_mask;
+  wire [33:0] need  = {24'd0, hdr_len, 2'b00} + 34'd4;
+
+  // ---- outputs to the MMU and engines ----
+  assign ctx_valid_o = ctx_valid_q[cur_q];
+  assign ctx_asid_o  = asid_q[8*cur_q +: 8];
+  assign ctx_root_o  = root_q[32*cur_q +: 32];
+  assign inv_mode_o  = flags_q[1:0];
+  assign inv_asid_o  = a0[7:0];
+  assign inv_va_o    = a1;
+  assign inv_size_o  = a2;
+  assign dma_op_o           = (op_q == OP_DMA_FILL);
+  assign dma_src_va_o       = a0;
+  assign dma_dst_va_o       = dma_op_o ? a0 : a1;
+  assign dma_width_o        = dma_op_o ? a1 : a2;
+  assign dma_height_o       = dma_op_o ? a2 : a3;
+  assign dma_src_pitch_o    = a4;
+  assign dma_dst_pitch_o    = dma_op_o ? a3 : a5;
+  assign dma_pattern_o      = a4;
+  assign dma_pattern_size_o = flags_q[1:0];
+  assign cu_kernel_o        = flags_q;
+  assign cu_args_va_o       = a0;
+
+  // ---- ring register reads ----
+  wire [RW-1:0] rr = reg_ring_i[RW-1:0];
+  always @(*) begin
+    reg_rdata_o = 32'd0;
+    if ({30'd0, reg_ring_i} < N_RINGS) begin
+      case ({6'd0, reg_off_i})
+        RING_BASE:       reg_rdata_o = base_q[32*rr +: 32];
+        RING_SIZE:       reg_rdata_o = size_q[32*rr +: 32];
+        RING_HEAD:       reg_rdata_o = head_q[32*rr +: 32];
+        RING_TAIL:       reg_rdata_o = tail_q[32*rr +: 32];
+        RING_CTRL:       reg_rdata_o = {31'd0, enable_q[rr]};
+        RING_STATUS:     reg_rdata_o = {28'd0, enable_q[rr], waiting_q[rr],
+                                        faulted_q[rr], ring_busy_o[rr]};
+        RING_FENCE:      reg_rdata_o = fence_q[32*rr +: 32];
+        RING_ASID:       reg_rdata_o = {24'd0, asid_q[8*rr +: 8]};
+        RING_ROOT:       reg_rdata_o = root_q[32*rr +: 32];
+        RING_FAULT_VA:   reg_rdata_o = fault_va_q[32*rr +: 32];
+        RING_FAULT_INFO: reg_rdata_o = fault_info_q[32*rr +: 32];
+        RING_FAULT_CMD:  reg_rdata_o = fault_cmd_q[32*rr +: 32];
+        default:         reg_rdata_o = 32'd0;
+      endcase
+    end
+  end
+
+  // ---- the sequencer ----
+  wire [31:0] next_head = (cmd_head_q + {22'd0, len_q, 2'b00} + 32'd4) & cur_mask;
+
+  // Stop the running command on a fault: record why, drop any request, report it in S_FAULT.
+  task automatic raise_fault(input [3:0] reason, input [31:0] va, input wr);
+    begin
+      fault_va_q[32*cur_q +: 32]   <= va;
+      fault_info_q[32*cur_q +: 32] <= {8'd0, op_q, asid_q[8*cur_q +: 8], 3'd0, wr, reason};
+      fault_cmd_q[32*cur_q +: 32]  <= cmd_head_q;
+      fault_next_q[32*cur_q +: 32] <= next_head;
+      mem_rd_valid_o <= 1'b0;
+      mem_wr_valid_o <= 1'b0;
+      state_q <= S_FAULT;
+    end
+  endtask
+
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      base_q <= 0; size_q <= 0; head_q <= 0; tail_q <= 0; fence_q <= 0; root_q <= 0;
+      fault_va_q <= 0; fault_info_q <= 0; fault_cmd_q <= 0; fault_next_q <= 0; wait_val_q <= 0;
+      asid_q <= 0; wait_ring_q <= 0;
+      enable_q <= 0; faulted_q <= 0; waiting_q <= 0; ctx_valid_q <= 0; reset_seen_q <= 0;
+      state_q <= S_IDLE; cur_q <= 0; last_q <= 0;
+      cmd_head_q <= 0; op_q <= 0; len_q <= 0; flags_q <= 0; args_q <= 0;
+      rd_issued_q <= 0; rd_got_q <= 0; nargs_q <= 0;
+      wr_count_q <= 0; wr_addr_q <= 0; wr_data_q <= 0; wr_inc_q <= 0; imm_k_q <= 0; ts_hi_q <= 0;
+      mem_rd_valid_o <= 1'b0; mem_rd_addr_o <= 0;
+      mem_wr_valid_o <= 1'b0; mem_wr_addr_o <= 0; mem_wr_data_o <= 0;
+      inv_valid_o <= 1'b0; dma_start_o <= 1'b0; cu_start_o <= 1'b0;
+      fence_irq_o <= 0; fault_irq_o <= 0;
+    end else begin
+      inv_valid_o <= 1'b0;
+      dma_start_o <= 1'b0;
+      cu_start_o  <= 1'b0;
+      fence_irq_o <= 0;
+      fault_irq_o <= 0;
+
+      case (state_q)
+        S_IDLE: begin
+          if (pick_found) begin
+            cur_q      <= pick;
+            last_q     <= pick;
+            cmd_head_q <= head_q[32*pick +: 32];
+            reset_seen_q[pick] <= 1'b0;
+            if (!ring_ok(base_q[32*pick +: 32], size_q[32*pick +: 32])) begin
+              op_q <= OP_NOP; len_q <= 8'd0;
+              cur_q <= pick;
+              state_q <= S_FAULT;
+              fault_va_q[32*pick +: 32] <= base_q[32*pick +: 32];
+              fault_info_q[32*pick +: 32] <= {16'd0, asid_q[8*pick +: 8], 4'd0, FAULT_PHYS_RANGE};
+              fault_cmd_q[32*pick +: 32] <= head_q[32*pick +: 32];
+            end else begin
+              mem_rd_valid_o <= 1'b1;
+              mem_rd_addr_o  <= base_q[32*pick +: 32] + head_q[32*pick +: 32];
+              state_q <= S_HDR;
+            end
+          end
+        end
+
+        S_HDR: if (mem_rd_ready_i) begin
+          mem_rd_valid_o <= 1'b0;
+          state_q <= S_HDR_WAIT;
+        end
+
+        S_HDR_WAIT: if (mem_rsp_valid_i) begin
+          op_q    <= hdr_op;
+          len_q   <= hdr_len;
+          flags_q <= hdr_flags;
+          rd_issued_q <= 3'd0;
+          rd_got_q    <= 3'd0;
+          if (!hdr_ok || ({2'b00, avail} < need)) begin
+            raise_fault(FAULT_BAD_COMMAND, base_q[32*cur_q +: 32] + cmd_head_q, 1'b0);
+          end else if (hdr_op == OP_NOP) begin
+            state_q <= S_DONE;
+          end else begin
+            nargs_q <= (hdr_op == OP_WRITE_IMM) ? 3'd1 : hdr_len[2:0];
+            state_q <= S_ARGS;
+          end
+        end
+
+        // Fetch the payload words, one read per cycle.
+        S_ARGS: begin
+          if (mem_rd_valid_o && mem_rd_ready_i) rd_issued_q <= rd_issued_q + 3'd1;
+          if (mem_rd_valid_o && mem_rd_ready_i && rd_issued_q + 3'd1 == nargs_q)
+            mem_rd_valid_o <= 1'b0;
+          else if (rd_issued_q < nargs_q) begin
+            mem_rd_valid_o <= 1'b1;
+            mem_rd_addr_o  <= cur_base + ((cmd_head_q + {26'd0, rd_issued_q + ((mem_rd_valid_o && mem_rd_ready_i) ? 3'd1 : 3'd0), 2'b00} + 32'd4) & cur_mask);
+          end
+          if (mem_rsp_valid_i) begin
+            args_q[32*rd_got_q +: 32] <= mem_rsp_data_i;
+            rd_got_q <= rd_got_q + 3'd1;
+            if (rd_got_q + 3'd1 == nargs_q) state_q <= S_EXEC;
+          end
+        end
+
+        S_EXEC: begin
+          case (op_q)
+            OP_BIND_CTX: begin
+              if (a1[11:0] != 12'd0) raise_fault(FAULT_MISALIGNED, a1, 1'b0);
+              else if ({8'd0, a1} + 40'd4096 > MEM_LIMIT) raise_fault(FAULT_PHYS_RANGE, a1, 1'b0);
+              else begin
+                asid_q[8*cur_q +: 8]   <= a0[7:0];
+                root_q[32*cur_q +: 32] <= a1;
+                ctx_valid_q[cur_q]     <= 1'b1;
+                state_q <= S_DONE;
+              end
+            end
+            OP_FENCE: begin
+              if (a1 != 32'd0 && phys_check(a1, 40'd4) != FAULT_NONE)
+                raise_fault(phys_check(a1, 40'd4), a1, 1'b1);
+              else begin
+                wr_count_q <= (a1 != 32'd0) ? 32'd1 : 32'd0;
+                wr_addr_q  <= a1;
+                wr_data_q  <= a0;
+                wr_inc_q   <= 32'd0;
+                state_q    <= S_WRITE;
+              end
+            end
+            OP_PTE_FILL: begin
+              if (phys_check(a0, {6'd0, a1, 2'b00}) != FAULT_NONE)
+                raise_fault(phys_check(a0, {6'd0, a1, 2'b00}), a0, 1'b1);
+              else begin
+                wr_count_q <= a1;
+                wr_addr_q  <= a0;
+                wr_data_q  <= a2;
+                wr_inc_q   <= a3;
+                state_q    <= S_WRITE;
+              end
+            end
+            OP_TIMESTAMP: begin
+              if (phys_check(a0, 40'd8) != FAULT_NONE) raise_fault(phys_check(a0, 40'd8), a0, 1'b1);
+              else begin
+                wr_count_q <= 32'd2;
+                wr_addr_q  <= a0;
+                wr_data_q  <= cycle_i[31:0];
+                ts_hi_q    <= cycle_i[63:32];
+                state_q    <= S_WRITE;
+              end
+            end
+            OP_WRITE_IMM: begin
+              if (phys_check(a0, {30'd0, len_q - 8'd1, 2'b00}) != FAULT_NONE)
+                raise_fault(phys_check(a0, {30'd0, len_q - 8'd1, 2'b00}), a0, 1'b1);
+              else begin
+                imm_k_q   <= 8'd1;
+                wr_addr_q <= a0;
+                state_q   <= S_IMM_RD;
+              end
+            end
+            OP_TLB_INV: begin
+              inv_valid_o <= 1'b1;
+              state_q <= S_INV;
+            end
+            OP_DMA_COPY, OP_DMA_FILL: begin
+              dma_start_o <= 1'b1;
+              state_q <= S_ENGINE;
+            end
+            OP_LAUNCH: begin
+              cu_start_o <= 1'b1;
+              state_q <= S_ENGINE;
+            end
+            OP_WAIT_FENCE: begin
+              if (a0 >= N_RINGS) raise_fault(FAULT_BAD_COMMAND, a0, 1'b0);
+              else begin
+                wait_ring_q[2*cur_q +: 2] <= a0[1:0];
+                wait_val_q[32*cur_q +: 32] <= a1;
+                if (reached(fence_q[32*a0[1:0] +: 32], a1)) begin
+                  waiting_q[cur_q] <= 1'b0;
+                  state_q <= S_DONE;
+                end else begin
+                  // Leave the command at HEAD; the ring runs again once the fence is reached.
+                  waiting_q[cur_q] <= 1'b1;
+                  state_q <= S_IDLE;
+                end
+              end
+            end
+            default: raise_fault(FAULT_BAD_COMMAND, cur_base + cmd_head_q, 1'b0);
+          endcase
+        end
+
+        // Physical writes: wr_count words from wr_addr, data stepping by wr_inc.
+        S_WRITE: begin
+          if (mem_wr_valid_o && mem_wr_ready_i) begin
+            mem_wr_valid_o <= 1'b0;
+          end
+          if (!mem_wr_valid_o || mem_wr_ready_i) begin
+            if (wr_count_q != 32'd0) begin
+              mem_wr_valid_o <= 1'b1;
+              mem_wr_addr_o  <= wr_addr_q;
+              mem_wr_data_o  <= wr_data_q;
+              wr_addr_q  <= wr_addr_q + 32'd4;
+              wr_data_q  <= (op_q == OP_TIMESTAMP) ? ts_hi_q : wr_data_q + wr_inc_q;
+              wr_count_q <= wr_count_q - 32'd1;
+            end else begin
+              if (op_q == OP_FENCE) begin
+                fence_q[32*cur_q +: 32] <= a0;
+                if (flags_q[0]) fence_irq_o[cur_q] <= 1'b1;
+              end
+              state_q <= S_DONE;
+            end
+          end
+        end
+
+        // WRITE_IMM: copy payload words 1..len-1 from the ring to wr_addr.
+        S_IMM_RD: begin
+          mem_rd_valid_o <= 1'b1;
+          mem_rd_addr_o  <= cur_base + ((cmd_head_q + {22'd0, imm_k_q, 2'b00} + 32'd4) & cur_mask);
+          state_q <= S_IMM_WAIT;
+        end
+        S_IMM_WAIT: begin
+          if (mem_rd_valid_o && mem_rd_ready_i) mem_rd_valid_o <= 1'b0;
+          if (mem_rsp_valid_i) begin
+            mem_wr_valid_o <= 1'b1;
+            mem_wr_addr_o  <= wr_addr_q;
+            mem_wr_data_o  <= mem_rsp_data_i;
+            state_q <= S_IMM_WR;
+          end
+        end
+        S_IMM_WR: if (mem_wr_ready_i) begin
+          mem_wr_valid_o <= 1'b0;
+          wr_addr_q <= wr_addr_q + 32'd4;
+          imm_k_q   <= imm_k_q + 8'd1;
+          state_q   <= (imm_k_q + 8'd1 == len_q) ? S_DONE : S_IMM_RD;
+        end
+
+        S_INV: if (inv_done_i) state_q <= S_DONE;
+
+        S_ENGINE: begin
+          if (dma_done_i) begin
+            if (dma_fault_i) raise_fault(dma_fault_reason_i, dma_fault_va_i, dma_fault_write_i);
+            else state_q <= S_DONE;
+          end
+          if (cu_done_i) begin
+            if (cu_fault_i) raise_fault(cu_fault_reason_i, cu_fault_va_i, cu_fault_write_i);
+            else state_q <= S_DONE;
+          end
+        end
+
+        S_DONE: begin
+          // A RESET written while the command ran has already moved HEAD; keep it.
+          if (!reset_seen_q[cur_q]) head_q[32*cur_q +: 32] <= next_head;
+          state_q <= S_IDLE;
+        end
+
+        S_FAULT: begin
+          faulted_q[cur_q]   <= !reset_seen_q[cur_q];
+          fault_irq_o[cur_q] <= 1'b1;
+          state_q <= S_IDLE;
+        end
+
+        default: state_q <= S_IDLE;
+      endcase
+
+      // Ring register writes from the CSR port (after the sequencer: software wins).
+      if (reg_we_i && {30'd0, reg_ring_i} < N_RINGS) begin
+        case ({6'd0, reg_off_i})
+          RING_BASE: base_q[32*rr +: 32] <= {reg_wdata_i[31:2], 2'b00};
+          RING_SIZE: size_q[32*rr +: 32] <= reg_wdata_i;
+          RING_TAIL: tail_q[32*rr +: 32] <= reg_wdata_i & (size_q[32*rr +: 32] - 32'd1) & 32'hFFFF_FFFC;
+          RING_CTRL: begin
+            enable_q[rr] <= reg_wdata_i[RING_CTRL_ENABLE_LSB];
+            if (reg_wdata_i[RING_CTRL_RESET_LSB]) begin
+              head_q[32*rr +: 32] <= tail_q[32*rr +: 32];
+              faulted_q[rr] <= 1'b0;
+              waiting_q[rr] <= 1'b0;
+              reset_seen_q[rr] <= 1'b1;
+            end else if (reg_wdata_i[RING_CTRL_SKIP_LSB] && faulted_q[rr]) begin
+              head_q[32*rr +: 32] <= fault_next_q[32*rr +: 32];
+              faulted_q[rr] <= 1'b0;
+            end
+          end
+          default: ;
+        endcase
+      end
+    end
+  end
+endmodule

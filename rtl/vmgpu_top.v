@@ -1,0 +1,391 @@
+`default_nettype none
+// vmgpu_top: the whole accelerator. A CSR port in, a host port out, and inside: the CSR block,
+// the command processor, the DMA and compute engines, the MMU (TLB + page-table walker), the
+// memory fabric and device memory. docs/architecture.md draws it and states every contract.
+module vmgpu_top #(
+  parameter integer MEM_BYTES   = 16777216,  // device memory bytes, a power of two
+  parameter integer TLB_ENTRIES = 16,        // fully associative TLB entries
+  parameter integer N_RINGS     = 2          // command rings: 2 or 4
+) (
+  input  wire        clk_i,
+  input  wire        rst_ni,
+  // CSR port
+  input  wire        csr_req_i,
+  input  wire        csr_we_i,
+  input  wire [11:0] csr_addr_i,
+  input  wire [31:0] csr_wdata_i,
+  output wire        csr_ack_o,
+  output wire [31:0] csr_rdata_o,
+  // host port
+  output wire        host_req_valid_o,
+  input  wire        host_req_ready_i,
+  output wire        host_req_we_o,
+  output wire [31:0] host_req_addr_o,
+  output wire [31:0] host_req_wdata_o,
+  output wire [3:0]  host_req_be_o,
+  input  wire        host_rsp_valid_i,
+  input  wire [31:0] host_rsp_data_i,
+  // status
+  output wire        irq_o,
+  output wire        idle_o,
+  output wire        fault_o
+);
+  localparam integer AW = $clog2(MEM_BYTES / 4);  // device word-address width
+  // Fabric masters, highest priority first.
+  localparam integer M_WALK = 0, M_WIN = 1, M_CP = 2, M_DMA = 3, M_CU = 4, NM = 5;
+
+  // ---- fabric master buses ----
+  wire [NM-1:0]    m_rd_valid, m_rd_ready, m_rd_host, m_rsp_valid;
+  wire [NM-1:0]    m_wr_valid, m_wr_ready, m_wr_host;
+  wire [NM*32-1:0] m_rd_addr, m_rsp_data, m_wr_addr, m_wr_data;
+  wire [NM*4-1:0]  m_wr_be;
+
+  // ---- command processor <-> the rest ----
+  wire        ring_we;
+  wire [1:0]  ring_idx;
+  wire [5:0]  ring_off;
+  wire [31:0] ring_wdata, ring_rdata;
+  wire [63:0] cycle;
+  wire        ctx_valid;
+  wire [7:0]  ctx_asid;
+  wire [31:0] ctx_root;
+  wire        inv_valid, inv_done;
+  wire [1:0]  inv_mode;
+  wire [7:0]  inv_asid;
+  wire [31:0] inv_va, inv_size;
+  wire        cp_idle;
+  wire [N_RINGS-1:0] ring_busy, ring_fault, fence_irq, fault_irq;
+
+  wire        dma_start, dma_op, dma_busy, dma_done, dma_fault, dma_fault_write;
+  wire [31:0] dma_src_va, dma_dst_va, dma_width, dma_height, dma_src_pitch, dma_dst_pitch;
+  wire [31:0] dma_pattern, dma_fault_va;
+  wire [1:0]  dma_pattern_size;
+  wire [3:0]  dma_fault_reason;
+
+  wire        cu_start, cu_busy, cu_done, cu_fault, cu_fault_write;
+  wire [7:0]  cu_kernel;
+  wire [31:0] cu_args_va, cu_fault_va;
+  wire [3:0]  cu_fault_reason;
+
+  // ---- translation ports ----
+  wire        tr0_req_valid, tr0_req_ready, tr0_req_write, tr0_rsp_valid, tr0_rsp_host, tr0_rsp_fault;
+  wire [31:0] tr0_req_va, tr0_rsp_pa;
+  wire [3:0]  tr0_rsp_reason;
+  wire        tr1_req_valid, tr1_req_ready, tr1_req_write, tr1_rsp_valid, tr1_rsp_host, tr1_rsp_fault;
+  wire [31:0] tr1_req_va, tr1_rsp_pa;
+  wire [3:0]  tr1_rsp_reason;
+
+  // ---- MMU statistics and events ----
+  wire        stat_hit, stat_miss, stat_evict, stat_walk;
+  wire        evt_valid, evt_write;
+  wire [3:0]  evt_kind, evt_reason;
+  wire [7:0]  evt_asid;
+  wire [31:0] evt_va, evt_pte;
+
+  // ---- device memory ----
+  wire          dm_rd_en, dm_wr_en;
+  wire [AW-1:0] dm_rd_addr, dm_wr_addr;
+  wire [31:0]   dm_rd_data, dm_wr_data;
+  wire [3:0]    dm_wr_be;
+
+  assign fault_o = |ring_fault;
+
+  csr_block #(
+    .MEM_BYTES   (MEM_BYTES),
+    .TLB_ENTRIES (TLB_ENTRIES),
+    .N_RINGS     (N_RINGS)
+  ) u_csr (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .csr_req_i       (csr_req_i),
+    .csr_we_i        (csr_we_i),
+    .csr_addr_i      (csr_addr_i),
+    .csr_wdata_i     (csr_wdata_i),
+    .csr_ack_o       (csr_ack_o),
+    .csr_rdata_o     (csr_rdata_o),
+    .ring_we_o       (ring_we),
+    .ring_idx_o      (ring_idx),
+    .ring_off_o      (ring_off),
+    .ring_wdata_o    (ring_wdata),
+    .ring_rdata_i    (ring_rdata),
+    .win_rd_valid_o  (m_rd_valid[M_WIN]),
+    .win_rd_ready_i  (m_rd_ready[M_WIN]),
+    .win_rd_addr_o   (m_rd_addr[32*M_WIN +: 32]),
+    .win_rsp_valid_i (m_rsp_valid[M_WIN]),
+    .win_rsp_data_i  (m_rsp_data[32*M_WIN +: 32]),
+    .win_wr_valid_o  (m_wr_valid[M_WIN]),
+    .win_wr_ready_i  (m_wr_ready[M_WIN]),
+    .win_wr_addr_o   (m_wr_addr[32*M_WIN +: 32]),
+    .win_wr_data_o   (m_wr_data[32*M_WIN +: 32]),
+    .cp_idle_i       (cp_idle),
+    .dma_busy_i      (dma_busy),
+    .cu_busy_i       (cu_busy),
+    .ring_busy_i     (ring_busy),
+    .ring_fault_i    (ring_fault),
+    .fence_irq_i     (fence_irq),
+    .fault_irq_i     (fault_irq),
+    .stat_hit_i      (stat_hit),
+    .stat_miss_i     (stat_miss),
+    .stat_evict_i    (stat_evict),
+    .stat_walk_i     (stat_walk),
+    .evt_valid_i     (evt_valid),
+    .evt_kind_i      (evt_kind),
+    .evt_reason_i    (evt_reason),
+    .evt_write_i     (evt_write),
+    .evt_asid_i      (evt_asid),
+    .evt_va_i        (evt_va),
+    .evt_pte_i       (evt_pte),
+    .cycle_o         (cycle),
+    .idle_o          (idle_o),
+    .irq_o           (irq_o)
+  );
+  assign m_rd_host[M_WIN] = 1'b0;
+  assign m_wr_host[M_WIN] = 1'b0;
+  assign m_wr_be[4*M_WIN +: 4] = 4'hF;
+
+  command_processor #(
+    .MEM_BYTES (MEM_BYTES),
+    .N_RINGS   (N_RINGS)
+  ) u_cp (
+    .clk_i              (clk_i),
+    .rst_ni             (rst_ni),
+    .reg_we_i           (ring_we),
+    .reg_ring_i         (ring_idx),
+    .reg_off_i          (ring_off),
+    .reg_wdata_i        (ring_wdata),
+    .reg_rdata_o        (ring_rdata),
+    .cycle_i            (cycle),
+    .mem_rd_valid_o     (m_rd_valid[M_CP]),
+    .mem_rd_ready_i     (m_rd_ready[M_CP]),
+    .mem_rd_addr_o      (m_rd_addr[32*M_CP +: 32]),
+    .mem_rsp_valid_i    (m_rsp_valid[M_CP]),
+    .mem_rsp_data_i     (m_rsp_data[32*M_CP +: 32]),
+    .mem_wr_valid_o     (m_wr_valid[M_CP]),
+    .mem_wr_ready_i     (m_wr_ready[M_CP]),
+    .mem_wr_addr_o      (m_wr_addr[32*M_CP +: 32]),
+    .mem_wr_data_o      (m_wr_data[32*M_CP +: 32]),
+    .ctx_valid_o        (ctx_valid),
+    .ctx_asid_o         (ctx_asid),
+    .ctx_root_o         (ctx_root),
+    .inv_valid_o        (inv_valid),
+    .inv_mode_o         (inv_mode),
+    .inv_asid_o         (inv_asid),
+    .inv_va_o           (inv_va),
+    .inv_size_o         (inv_size),
+    .inv_done_i         (inv_done),
+    .dma_start_o        (dma_start),
+    .dma_op_o           (dma_op),
+    .dma_src_va_o       (dma_src_va),
+    .dma_dst_va_o       (dma_dst_va),
+    .dma_width_o        (dma_width),
+    .dma_height_o       (dma_height),
+    .dma_src_pitch_o    (dma_src_pitch),
+    .dma_dst_pitch_o    (dma_dst_pitch),
+    .dma_pattern_o      (dma_pattern),
+    .dma_pattern_size_o (dma_pattern_size),
+    .dma_done_i         (dma_done),
+    .dma_fault_i        (dma_fault),
+    .dma_fault_va_i     (dma_fault_va),
+    .dma_fault_write_i  (dma_fault_write),
+    .dma_fault_reason_i (dma_fault_reason),
+    .cu_start_o         (cu_start),
+    .cu_kernel_o        (cu_kernel),
+    .cu_args_va_o       (cu_args_va),
+    .cu_done_i          (cu_done),
+    .cu_fault_i         (cu_fault),
+    .cu_fault_va_i      (cu_fault_va),
+    .cu_fault_write_i   (cu_fault_write),
+    .cu_fault_reason_i  (cu_fault_reason),
+    .idle_o             (cp_idle),
+    .ring_busy_o        (ring_busy),
+    .ring_fault_o       (ring_fault),
+    .fence_irq_o        (fence_irq),
+    .fault_irq_o        (fault_irq)
+  );
+  assign m_rd_host[M_CP] = 1'b0;
+  assign m_wr_host[M_CP] = 1'b0;
+  assign m_wr_be[4*M_CP +: 4] = 4'hF;
+
+  dma_engine u_dma (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .start_i         (dma_start),
+    .op_i            (dma_op),
+    .src_va_i        (dma_src_va),
+    .dst_va_i        (dma_dst_va),
+    .width_i         (dma_width),
+    .height_i        (dma_height),
+    .src_pitch_i     (dma_src_pitch),
+    .dst_pitch_i     (dma_dst_pitch),
+    .pattern_i       (dma_pattern),
+    .pattern_size_i  (dma_pattern_size),
+    .busy_o          (dma_busy),
+    .done_o          (dma_done),
+    .fault_o         (dma_fault),
+    .fault_va_o      (dma_fault_va),
+    .fault_write_o   (dma_fault_write),
+    .fault_reason_o  (dma_fault_reason),
+    .tr_req_valid_o  (tr0_req_valid),
+    .tr_req_ready_i  (tr0_req_ready),
+    .tr_req_va_o     (tr0_req_va),
+    .tr_req_write_o  (tr0_req_write),
+    .tr_rsp_valid_i  (tr0_rsp_valid),
+    .tr_rsp_pa_i     (tr0_rsp_pa),
+    .tr_rsp_host_i   (tr0_rsp_host),
+    .tr_rsp_fault_i  (tr0_rsp_fault),
+    .tr_rsp_reason_i (tr0_rsp_reason),
+    .mem_rd_valid_o  (m_rd_valid[M_DMA]),
+    .mem_rd_ready_i  (m_rd_ready[M_DMA]),
+    .mem_rd_addr_o   (m_rd_addr[32*M_DMA +: 32]),
+    .mem_rd_host_o   (m_rd_host[M_DMA]),
+    .mem_rsp_valid_i (m_rsp_valid[M_DMA]),
+    .mem_rsp_data_i  (m_rsp_data[32*M_DMA +: 32]),
+    .mem_wr_valid_o  (m_wr_valid[M_DMA]),
+    .mem_wr_ready_i  (m_wr_ready[M_DMA]),
+    .mem_wr_addr_o   (m_wr_addr[32*M_DMA +: 32]),
+    .mem_wr_host_o   (m_wr_host[M_DMA]),
+    .mem_wr_data_o   (m_wr_data[32*M_DMA +: 32]),
+    .mem_wr_be_o     (m_wr_be[4*M_DMA +: 4])
+  );
+
+  compute_engine u_cu (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .start_i         (cu_start),
+    .kernel_i        (cu_kernel),
+    .args_va_i       (cu_args_va),
+    .busy_o          (cu_busy),
+    .done_o          (cu_done),
+    .fault_o         (cu_fault),
+    .fault_va_o      (cu_fault_va),
+    .fault_write_o   (cu_fault_write),
+    .fault_reason_o  (cu_fault_reason),
+    .tr_req_valid_o  (tr1_req_valid),
+    .tr_req_ready_i  (tr1_req_ready),
+    .tr_req_va_o     (tr1_req_va),
+    .tr_req_write_o  (tr1_req_write),
+    .tr_rsp_valid_i  (tr1_rsp_valid),
+    .tr_rsp_pa_i     (tr1_rsp_pa),
+    .tr_rsp_host_i   (tr1_rsp_host),
+    .tr_rsp_fault_i  (tr1_rsp_fault),
+    .tr_rsp_reason_i (tr1_rsp_reason),
+    .mem_rd_valid_o  (m_rd_valid[M_CU]),
+    .mem_rd_ready_i  (m_rd_ready[M_CU]),
+    .mem_rd_addr_o   (m_rd_addr[32*M_CU +: 32]),
+    .mem_rd_host_o   (m_rd_host[M_CU]),
+    .mem_rsp_valid_i (m_rsp_valid[M_CU]),
+    .mem_rsp_data_i  (m_rsp_data[32*M_CU +: 32]),
+    .mem_wr_valid_o  (m_wr_valid[M_CU]),
+    .mem_wr_ready_i  (m_wr_ready[M_CU]),
+    .mem_wr_addr_o   (m_wr_addr[32*M_CU +: 32]),
+    .mem_wr_host_o   (m_wr_host[M_CU]),
+    .mem_wr_data_o   (m_wr_data[32*M_CU +: 32]),
+    .mem_wr_be_o     (m_wr_be[4*M_CU +: 4])
+  );
+
+  mmu #(
+    .MEM_BYTES   (MEM_BYTES),
+    .TLB_ENTRIES (TLB_ENTRIES)
+  ) u_mmu (
+    .clk_i            (clk_i),
+    .rst_ni           (rst_ni),
+    .ctx_valid_i      (ctx_valid),
+    .ctx_asid_i       (ctx_asid),
+    .ctx_root_i       (ctx_root),
+    .tr0_req_valid_i  (tr0_req_valid),
+    .tr0_req_ready_o  (tr0_req_ready),
+    .tr0_req_va_i     (tr0_req_va),
+    .tr0_req_write_i  (tr0_req_write),
+    .tr0_rsp_valid_o  (tr0_rsp_valid),
+    .tr0_rsp_pa_o     (tr0_rsp_pa),
+    .tr0_rsp_host_o   (tr0_rsp_host),
+    .tr0_rsp_fault_o  (tr0_rsp_fault),
+    .tr0_rsp_reason_o (tr0_rsp_reason),
+    .tr1_req_valid_i  (tr1_req_valid),
+    .tr1_req_ready_o  (tr1_req_ready),
+    .tr1_req_va_i     (tr1_req_va),
+    .tr1_req_write_i  (tr1_req_write),
+    .tr1_rsp_valid_o  (tr1_rsp_valid),
+    .tr1_rsp_pa_o     (tr1_rsp_pa),
+    .tr1_rsp_host_o   (tr1_rsp_host),
+    .tr1_rsp_fault_o  (tr1_rsp_fault),
+    .tr1_rsp_reason_o (tr1_rsp_reason),
+    .inv_valid_i      (inv_valid),
+    .inv_mode_i       (inv_mode),
+    .inv_asid_i       (inv_asid),
+    .inv_va_i         (inv_va),
+    .inv_size_i       (inv_size),
+    .inv_done_o       (inv_done),
+    .pt_rd_valid_o    (m_rd_valid[M_WALK]),
+    .pt_rd_ready_i    (m_rd_ready[M_WALK]),
+    .pt_rd_addr_o     (m_rd_addr[32*M_WALK +: 32]),
+    .pt_rsp_valid_i   (m_rsp_valid[M_WALK]),
+    .pt_rsp_data_i    (m_rsp_data[32*M_WALK +: 32]),
+    .stat_hit_o       (stat_hit),
+    .stat_miss_o      (stat_miss),
+    .stat_evict_o     (stat_evict),
+    .stat_walk_o      (stat_walk),
+    .evt_valid_o      (evt_valid),
+    .evt_kind_o       (evt_kind),
+    .evt_reason_o     (evt_reason),
+    .evt_write_o      (evt_write),
+    .evt_asid_o       (evt_asid),
+    .evt_va_o         (evt_va),
+    .evt_pte_o        (evt_pte)
+  );
+  // The walker only reads device memory.
+  assign m_rd_host[M_WALK] = 1'b0;
+  assign m_wr_valid[M_WALK] = 1'b0;
+  assign m_wr_host[M_WALK] = 1'b0;
+  assign m_wr_addr[32*M_WALK +: 32] = 32'd0;
+  assign m_wr_data[32*M_WALK +: 32] = 32'd0;
+  assign m_wr_be[4*M_WALK +: 4] = 4'h0;
+
+  mem_fabric #(
+    .NM        (NM),
+    .MEM_BYTES (MEM_BYTES)
+  ) u_fabric (
+    .clk_i            (clk_i),
+    .rst_ni           (rst_ni),
+    .m_rd_valid_i     (m_rd_valid),
+    .m_rd_ready_o     (m_rd_ready),
+    .m_rd_addr_i      (m_rd_addr),
+    .m_rd_host_i      (m_rd_host),
+    .m_rsp_valid_o    (m_rsp_valid),
+    .m_rsp_data_o     (m_rsp_data),
+    .m_wr_valid_i     (m_wr_valid),
+    .m_wr_ready_o     (m_wr_ready),
+    .m_wr_addr_i      (m_wr_addr),
+    .m_wr_host_i      (m_wr_host),
+    .m_wr_data_i      (m_wr_data),
+    .m_wr_be_i        (m_wr_be),
+    .dm_rd_en_o       (dm_rd_en),
+    .dm_rd_addr_o     (dm_rd_addr),
+    .dm_rd_data_i     (dm_rd_data),
+    .dm_wr_en_o       (dm_wr_en),
+    .dm_wr_addr_o     (dm_wr_addr),
+    .dm_wr_data_o     (dm_wr_data),
+    .dm_wr_be_o       (dm_wr_be),
+    .host_req_valid_o (host_req_valid_o),
+    .host_req_ready_i (host_req_ready_i),
+    .host_req_we_o    (host_req_we_o),
+    .host_req_addr_o  (host_req_addr_o),
+    .host_req_wdata_o (host_req_wdata_o),
+    .host_req_be_o    (host_req_be_o),
+    .host_rsp_valid_i (host_rsp_valid_i),
+    .host_rsp_data_i  (host_rsp_data_i)
+  );
+
+  device_memory #(
+    .MEM_BYTES (MEM_BYTES)
+  ) u_mem (
+    .clk_i     (clk_i),
+    .rd_en_i   (dm_rd_en),
+    .rd_addr_i (dm_rd_addr),
+    .rd_data_o (dm_rd_data),
+    .wr_en_i   (dm_wr_en),
+    .wr_addr_i (dm_wr_addr),
+    .wr_data_i (dm_wr_data),
+    .wr_be_i   (dm_wr_be)
+  );
+endmodule
