@@ -298,7 +298,12 @@ module command_processor #(
           rd_issued_q <= 3'd0;
           rd_got_q    <= 3'd0;
           if (!hdr_ok || ({2'b00, avail} < need)) begin
-            raise_fault(FAULT_BAD_COMMAND, base_q[32*cur_q +: 32] + cmd_head_q, 1'b0);
+            // op_q/len_q still hold the previous command here: record this header's own.
+            raise_fault(FAULT_BAD_COMMAND, cur_base + cmd_head_q, 1'b0);
+            fault_info_q[32*cur_q +: 32] <= {8'd0, hdr_op, asid_q[8*cur_q +: 8], 4'd0, FAULT_BAD_COMMAND};
+            // SKIP past a truncated command stops at TAIL instead of running into stale words.
+            fault_next_q[32*cur_q +: 32] <= ({2'b00, avail} < need) ? tail_q[32*cur_q +: 32]
+                                                                    : (cmd_head_q + need[31:0]) & cur_mask;
           end else if (hdr_op == OP_NOP) begin
             state_q <= S_DONE;
           end else begin

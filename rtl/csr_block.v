@@ -19,7 +19,7 @@ module csr_block #(
   output reg                csr_ack_o,
   output reg  [31:0]        csr_rdata_o,
   // ring registers in the command processor
-  output reg                ring_we_o,
+  output wire               ring_we_o,
   output wire [1:0]         ring_idx_o,
   output wire [5:0]         ring_off_o,
   output wire [31:0]        ring_wdata_o,
@@ -132,6 +132,9 @@ module csr_block #(
     end
   end
 
+  // Ring-register writes reach the command processor in the same edge that acknowledges them,
+  // so a doorbell is visible (the device is no longer idle) as soon as the write completes.
+  assign ring_we_o = (state_q == S_IDLE) && csr_req_i && !csr_ack_o && csr_we_i && in_ring_space;
   wire evt_pop  = (state_q == S_IDLE) && csr_req_i && !csr_ack_o && csr_we_i && (csr_addr_i == REG_EVT_POP);
   wire evt_push = evt_valid_i && !evt_full;
 
@@ -139,7 +142,6 @@ module csr_block #(
     if (!rst_ni) begin
       state_q <= S_IDLE;
       csr_ack_o <= 1'b0; csr_rdata_o <= 32'd0;
-      ring_we_o <= 1'b0;
       win_rd_valid_o <= 1'b0; win_wr_valid_o <= 1'b0; win_wr_data_o <= 32'd0;
       mem_addr_q <= 32'd0; scratch_q <= 32'd0; int_enable_q <= 32'd0; cycle_hi_q <= 32'd0;
       int_status_q <= 12'd0;
@@ -150,7 +152,6 @@ module csr_block #(
     end else begin
       cycle_o   <= cycle_o + 64'd1;
       csr_ack_o <= 1'b0;
-      ring_we_o <= 1'b0;
 
       // Counters and interrupt sources.
       if (stat_hit_i)   tlb_hits_q      <= tlb_hits_q + 32'd1;
@@ -173,8 +174,7 @@ module csr_block #(
       case (state_q)
         S_IDLE: if (csr_req_i && !csr_ack_o) begin
           if (csr_we_i) begin
-            if (in_ring_space) ring_we_o <= 1'b1;
-            else begin
+            if (!in_ring_space) begin
               case (csr_addr_i)
                 REG_INT_ENABLE: int_enable_q <= csr_wdata_i;
                 REG_MEM_ADDR:   mem_addr_q   <= {csr_wdata_i[31:2], 2'b00};
