@@ -152,6 +152,8 @@ vmgpu_dev *vmgpu_ctx_dev(const vmgpu_ctx *ctx);
 /* VMGPU_OK, or VMGPU_ERR_CTX_FAULTED once a command of this context faulted (sticky); the
  * message of that fault is copied into msg when given. */
 int vmgpu_ctx_status(const vmgpu_ctx *ctx, char *msg, size_t msglen);
+/* Clear the sticky fault after the application dealt with it; mappings stay. */
+int vmgpu_ctx_clear_fault(vmgpu_ctx *ctx);
 
 /* VA reservations: size a nonzero multiple of VMGPU_PAGE_SIZE, align a power of two multiple
  * of VMGPU_PAGE_SIZE (0 = VMGPU_GRANULE). fixed != 0 asks for exactly [fixed, fixed+size)

@@ -1,0 +1,320 @@
+/* Streams and the command-stream builder: every queued command is checked here, bound to the
+ * stream's context (BIND_CTX when the ring switches contexts) and queued on the ring. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_internal.h"
+
+#define ARGS_SLOT_BYTES 32u  /* 5 argument words, rounded up */
+
+int vmgpu_stream_create(vmgpu_ctx *ctx, unsigned ring, vmgpu_stream **out)
+{
+    if (!ctx || !out || ring >= ctx->dev->info.n_rings)
+        return core_fail(ctx ? ctx->dev : NULL, VMGPU_ERR_INVALID, "stream_create: bad argument");
+    vmgpu_dev *dev = ctx->dev;
+    if (dev->nstreams == dev->capstreams) {
+        size_t nc = dev->capstreams ? dev->capstreams * 2 : 8;
+        vmgpu_stream **n = realloc(dev->streams, nc * sizeof *n);
+        if (!n) return core_fail(dev, VMGPU_ERR_NOMEM, "out of host memory");
+        dev->streams = n;
+        dev->capstreams = nc;
+    }
+    vmgpu_stream *s = calloc(1, sizeof *s);
+    if (!s) return core_fail(dev, VMGPU_ERR_NOMEM, "out of host memory");
+    s->ctx = ctx;
+    s->ring = ring;
+    dev->streams[dev->nstreams++] = s;
+    ctx->nstreams++;
+    *out = s;
+    return VMGPU_OK;
+}
+
+int vmgpu_stream_destroy(vmgpu_stream *s)
+{
+    if (!s) return VMGPU_OK;
+    vmgpu_dev *dev = s->ctx->dev;
+    int rc = VMGPU_OK;
+    if (!s->ctx->faulted && s->submitted) rc = vmgpu_fence_wait(dev, s->ring, s->last_fence);
+    for (size_t i = 0; i < dev->nstreams; i++)
+        if (dev->streams[i] == s) {
+            memmove(&dev->streams[i], &dev->streams[i + 1],
+                    (dev->nstreams - i - 1) * sizeof *dev->streams);
+            dev->nstreams--;
+            break;
+        }
+    s->ctx->nstreams--;
+    free(s);
+    return rc;
+}
+
+unsigned vmgpu_stream_ring(const vmgpu_stream *s) { return s ? s->ring : 0; }
+vmgpu_ctx *vmgpu_stream_ctx(const vmgpu_stream *s) { return s ? s->ctx : NULL; }
+
+static int stream_ok(vmgpu_stream *s, const char *who)
+{
+    if (!s) return VMGPU_ERR_INVALID;
+    if (s->ctx->faulted)
+        return core_fail(s->ctx->dev, VMGPU_ERR_CTX_FAULTED, "%s: asid %u faulted earlier: %s", who,
+                         s->ctx->asid, s->ctx->fault_msg);
+    return VMGPU_OK;
+}
+
+/* Queue a translated command: bind the ring to the stream's context first. */
+static int queue(vmgpu_stream *s, const uint32_t *w, size_t n)
+{
+    vmgpu_dev *dev = s->ctx->dev;
+    int rc = ring_bind(dev, s->ring, s->ctx);
+    if (!rc) rc = ring_emit(dev, s->ring, w, n);
+    return rc;
+}
+
+int vmgpu_cmd_copy_2d(vmgpu_stream *s, uint32_t dst_va, uint32_t dst_pitch, uint32_t src_va,
+                      uint32_t src_pitch, uint32_t width, uint32_t height)
+{
+    int rc = stream_ok(s, "copy");
+    if (rc) return rc;
+    if (width == 0 || height == 0)
+        return core_fail(s->ctx->dev, VMGPU_ERR_INVALID, "copy: width %u height %u must be nonzero",
+                         width, height);
+    uint64_t send = (uint64_t)src_va + (uint64_t)src_pitch * (height - 1) + width;
+    uint64_t dend = (uint64_t)dst_va + (uint64_t)dst_pitch * (height - 1) + width;
+    if (send > (1ull << 32) || dend > (1ull << 32))
+        return core_fail(s->ctx->dev, VMGPU_ERR_INVALID, "copy: range runs past 4 GiB");
+    uint32_t w[7] = {VMGPU_CMD_HEADER(VMGPU_OP_DMA_COPY, 6, 0), src_va, dst_va, width, height,
+                     src_pitch, dst_pitch};
+    return queue(s, w, 7);
+}
+
+int vmgpu_cmd_copy(vmgpu_stream *s, uint32_t dst_va, uint32_t src_va, uint32_t bytes)
+{
+    return vmgpu_cmd_copy_2d(s, dst_va, bytes, src_va, bytes, bytes, 1);
+}
+
+int vmgpu_cmd_fill_2d(vmgpu_stream *s, uint32_t dst_va, uint32_t dst_pitch, uint32_t width,
+                      uint32_t height, uint32_t pattern, unsigned pattern_bytes)
+{
+    int rc = stream_ok(s, "fill");
+    if (rc) return rc;
+    unsigned mode = pattern_bytes == 1 ? VMGPU_FILL_8 : pattern_bytes == 2 ? VMGPU_FILL_16 :
+                    pattern_bytes == 4 ? VMGPU_FILL_32 : 99;
+    if (mode == 99 || width == 0 || height == 0 ||
+        (uint64_t)dst_va + (uint64_t)dst_pitch * (height - 1) + width > (1ull << 32))
+        return core_fail(s->ctx->dev, VMGPU_ERR_INVALID, "fill: pattern_bytes %u (1, 2, 4), width "
+                         "%u, height %u", pattern_bytes, width, height);
+    uint32_t w[6] = {VMGPU_CMD_HEADER(VMGPU_OP_DMA_FILL, 5, mode), dst_va, width, height,
+                     dst_pitch, pattern};
+    return queue(s, w, 6);
+}
+
+int vmgpu_cmd_fill(vmgpu_stream *s, uint32_t dst_va, uint32_t bytes, uint32_t pattern,
+                   unsigned pattern_bytes)
+{
+    return vmgpu_cmd_fill_2d(s, dst_va, bytes, bytes, 1, pattern, pattern_bytes);
+}
+
+/* The argument area: one granule of device memory per context, mapped read-only, used as a
+ * ring of 32-byte slots written by WRITE_IMM in stream order. */
+static int args_area(vmgpu_stream *s)
+{
+    vmgpu_ctx *ctx = s->ctx;
+    vmgpu_dev *dev = ctx->dev;
+    if (ctx->args_va) return VMGPU_OK;
+    uint32_t va, pa;
+    int rc = vmgpu_va_reserve(ctx, VMGPU_GRANULE, VMGPU_GRANULE, 0, &va);
+    if (rc) return rc;
+    rc = vmgpu_phys_alloc(dev, VMGPU_GRANULE, VMGPU_GRANULE, &pa);
+    if (rc) {
+        vmgpu_va_free(ctx, va);
+        return rc;
+    }
+    rc = vmgpu_map(ctx, va, pa, VMGPU_GRANULE, VMGPU_MAP_READ);
+    if (rc) {
+        vmgpu_phys_free(dev, pa);
+        vmgpu_va_free(ctx, va);
+        return rc;
+    }
+    ctx->args_va = va;
+    ctx->args_pa = pa;
+    return VMGPU_OK;
+}
+
+int vmgpu_cmd_launch(vmgpu_stream *s, unsigned kernel, uint32_t dst_va, uint32_t a_va,
+                     uint32_t b_va, uint32_t n, uint32_t scalar)
+{
+    int rc = stream_ok(s, "launch");
+    if (rc) return rc;
+    vmgpu_dev *dev = s->ctx->dev;
+    if (kernel >= VMGPU_KERNEL_COUNT)
+        return core_fail(dev, VMGPU_ERR_INVALID, "launch: unknown kernel %u", kernel);
+    if ((dst_va | a_va | b_va) & 3)
+        return core_fail(dev, VMGPU_ERR_INVALID, "launch: pointers must be word aligned");
+    rc = args_area(s);
+    if (rc) return rc;
+    unsigned nslots = VMGPU_GRANULE / ARGS_SLOT_BYTES;
+    if (s->ctx->args_next == nslots) {
+        /* Slots are reused: everything that may still read them must be done first. */
+        for (unsigned r = 0; r < dev->info.n_rings; r++) {
+            uint32_t f;
+            rc = ring_submit(dev, r, &f);
+            if (!rc) rc = vmgpu_fence_wait(dev, r, f);
+            if (rc) return rc;
+        }
+        s->ctx->args_next = 0;
+    }
+    unsigned slot = s->ctx->args_next++;
+    core_trace("launch %s (asid %u): dst 0x%08x a 0x%08x b 0x%08x n %u scalar %d, args at va "
+               "0x%08x", vmgpu_kernel_names[kernel], s->ctx->asid, dst_va, a_va, b_va, n,
+               (int)scalar, s->ctx->args_va + slot * ARGS_SLOT_BYTES);
+    uint32_t wa[7] = {VMGPU_CMD_HEADER(VMGPU_OP_WRITE_IMM, 6, 0),
+                      s->ctx->args_pa + slot * ARGS_SLOT_BYTES, dst_va, a_va, b_va, n, scalar};
+    uint32_t wl[2] = {VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH, 1, kernel),
+                      s->ctx->args_va + slot * ARGS_SLOT_BYTES};
+    rc = queue(s, wa, 7);
+    if (!rc) rc = queue(s, wl, 2);
+    return rc;
+}
+
+int vmgpu_cmd_timestamp(vmgpu_stream *s, uint32_t pa)
+{
+    int rc = stream_ok(s, "timestamp");
+    if (rc) return rc;
+    vmgpu_dev *dev = s->ctx->dev;
+    if ((pa & 3) || (uint64_t)pa + 8 > dev->info.mem_size)
+        return core_fail(dev, VMGPU_ERR_INVALID, "timestamp: pa 0x%08x (word aligned, in memory)", pa);
+    uint32_t w[2] = {VMGPU_CMD_HEADER(VMGPU_OP_TIMESTAMP, 1, 0), pa};
+    return ring_emit(dev, s->ring, w, 2);
+}
+
+int vmgpu_cmd_wait_fence(vmgpu_stream *s, unsigned ring, uint32_t value)
+{
+    int rc = stream_ok(s, "wait_fence");
+    if (rc) return rc;
+    vmgpu_dev *dev = s->ctx->dev;
+    if (ring >= dev->info.n_rings)
+        return core_fail(dev, VMGPU_ERR_INVALID, "wait_fence: no ring %u", ring);
+    if (!vmgpu_fence_reached(dev->ring[ring].fence_issued, value))
+        return core_fail(dev, VMGPU_ERR_INVALID, "wait_fence: ring %u fence %u not issued yet "
+                         "(would deadlock)", ring, value);
+    uint32_t w[3] = {VMGPU_CMD_HEADER(VMGPU_OP_WAIT_FENCE, 2, 0), ring, value};
+    return ring_emit(dev, s->ring, w, 3);
+}
+
+int vmgpu_cmd_raw(vmgpu_stream *s, const uint32_t *words, size_t nwords)
+{
+    int rc = stream_ok(s, "raw");
+    if (rc) return rc;
+    if (!words || nwords == 0) return core_fail(s->ctx->dev, VMGPU_ERR_INVALID, "raw: no words");
+    return queue(s, words, nwords);
+}
+
+int vmgpu_stream_submit(vmgpu_stream *s, uint32_t *fence)
+{
+    int rc = stream_ok(s, "submit");
+    if (rc) return rc;
+    uint32_t f;
+    rc = ring_submit(s->ctx->dev, s->ring, &f);
+    if (rc) return rc;
+    s->last_fence = f;
+    s->submitted = 1;
+    if (fence) *fence = f;
+    return VMGPU_OK;
+}
+
+int vmgpu_stream_sync(vmgpu_stream *s)
+{
+    uint32_t f;
+    int rc = vmgpu_stream_submit(s, &f);
+    if (!rc) rc = vmgpu_fence_wait(s->ctx->dev, s->ring, f);
+    return rc;
+}
+
+int vmgpu_stream_wait_stream(vmgpu_stream *waiter, vmgpu_stream *s)
+{
+    if (!waiter || !s || waiter->ctx->dev != s->ctx->dev) return VMGPU_ERR_INVALID;
+    int rc = stream_ok(waiter, "wait_stream");
+    if (rc) return rc;
+    uint32_t f;
+    rc = vmgpu_stream_submit(s, &f);
+    if (rc) return rc;
+    if (waiter->ring == s->ring) return VMGPU_OK;  /* one ring runs in order anyway */
+    return vmgpu_cmd_wait_fence(waiter, s->ring, f);
+}
+
+/* ------------------------------------------------------------------ decoding */
+
+size_t vmgpu_cmd_decode(const uint32_t *w, size_t n, char *buf, size_t len)
+{
+    if (!w || n == 0 || !buf || len == 0) return 0;
+    unsigned op = w[0] & 0xff, plen = (w[0] >> 8) & 0xff, flags = w[0] >> 16;
+    size_t span = 1 + plen;
+    const uint32_t *a = &w[1];
+    if (span > n) {
+        snprintf(buf, len, "%-10s (truncated: header 0x%08x)", op < VMGPU_OP_COUNT ?
+                 vmgpu_op_names[op] : "?", w[0]);
+        return n;
+    }
+    static const char *const inv_modes[] = {"all", "asid", "range", "?"};
+    static const char *const fill_sizes[] = {"8", "16", "32", "?"};
+    switch (op) {
+    case VMGPU_OP_BIND_CTX:
+        if (plen == 2) { snprintf(buf, len, "BIND_CTX   asid %u root pa 0x%08x", a[0], a[1]); break; }
+        goto generic;
+    case VMGPU_OP_FENCE:
+        if (plen == 2) { snprintf(buf, len, "FENCE      value %u%s", a[0], flags & 1 ? " irq" : ""); break; }
+        goto generic;
+    case VMGPU_OP_PTE_FILL:
+        if (plen == 4) {
+            snprintf(buf, len, "PTE_FILL   pa 0x%08x count %u value 0x%08x +0x%x", a[0], a[1],
+                     a[2], a[3]);
+            break;
+        }
+        goto generic;
+    case VMGPU_OP_WRITE_IMM:
+        if (plen >= 2) {
+            int k = snprintf(buf, len, "WRITE_IMM  pa 0x%08x:", a[0]);
+            for (unsigned i = 1; i < plen && k > 0 && (size_t)k < len; i++)
+                k += snprintf(buf + k, len - (size_t)k, " 0x%x", a[i]);
+            break;
+        }
+        goto generic;
+    case VMGPU_OP_TLB_INV:
+        if (plen == 3) {
+            snprintf(buf, len, "TLB_INV    %s asid %u va 0x%08x size 0x%x", inv_modes[flags & 3],
+                     a[0], a[1], a[2]);
+            break;
+        }
+        goto generic;
+    case VMGPU_OP_DMA_COPY:
+        if (plen == 6) {
+            snprintf(buf, len, "DMA_COPY   va 0x%08x -> va 0x%08x, %u x %u bytes (pitch %u -> %u)",
+                     a[0], a[1], a[2], a[3], a[4], a[5]);
+            break;
+        }
+        goto generic;
+    case VMGPU_OP_DMA_FILL:
+        if (plen == 5) {
+            snprintf(buf, len, "DMA_FILL   va 0x%08x, %u x %u bytes (pitch %u) with %s-bit 0x%x",
+                     a[0], a[1], a[2], a[3], fill_sizes[flags & 3], a[4]);
+            break;
+        }
+        goto generic;
+    case VMGPU_OP_LAUNCH:
+        if (plen == 1) {
+            snprintf(buf, len, "LAUNCH     kernel %s args va 0x%08x",
+                     (flags & 0xff) < VMGPU_KERNEL_COUNT ? vmgpu_kernel_names[flags & 0xff] : "?", a[0]);
+            break;
+        }
+        goto generic;
+    case VMGPU_OP_TIMESTAMP:
+        if (plen == 1) { snprintf(buf, len, "TIMESTAMP  -> pa 0x%08x", a[0]); break; }
+        goto generic;
+    case VMGPU_OP_WAIT_FENCE:
+        if (plen == 2) { snprintf(buf, len, "WAIT_FENCE ring %u fence >= %u", a[0], a[1]); break; }
+        goto generic;
+    default:
+    generic:
+        snprintf(buf, len, "%-10s header 0x%08x (%u payload words)",
+                 op < VMGPU_OP_COUNT ? vmgpu_op_names[op] : "?unknown", w[0], plen);
+    }
+    return span;
+}
