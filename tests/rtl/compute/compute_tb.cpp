@@ -250,6 +250,21 @@ class Bench {
       want += c.kernel == K_REDUCE ? 1 : pages_spanned(c.dst, 4ull * c.n);
       CHECK(translations_ == want, "[%s] %u translations, expected %u (one per stream page)",
             c.label.c_str(), translations_, want);
+      uint64_t want_rd = 5 + uint64_t(c.n) * ((ua ? 1 : 0) + (ub ? 1 : 0));
+      uint64_t want_wr = c.kernel == K_REDUCE ? 1 : c.n;
+      CHECK(reads_ == want_rd && writes_ == want_wr,
+            "[%s] %llu reads, %llu writes; expected %llu, %llu", c.label.c_str(),
+            (unsigned long long)reads_, (unsigned long long)writes_,
+            (unsigned long long)want_rd, (unsigned long long)want_wr);
+    } else if (exp.reason == VMGPU_FAULT_BAD_COMMAND ||
+               (exp.reason == VMGPU_FAULT_MISALIGNED && exp.va == c.args_va)) {
+      CHECK(translations_ == 0 && reads_ == 0 && writes_ == 0,
+            "[%s] rejected before any access, yet %u translations, %llu reads, %llu writes",
+            c.label.c_str(), translations_, (unsigned long long)reads_, (unsigned long long)writes_);
+    } else if (exp.reason == VMGPU_FAULT_MISALIGNED) {
+      CHECK(reads_ == 5 && writes_ == 0 && translations_ == pages_spanned(c.args_va, 20),
+            "[%s] misaligned pointer: only the argument block may be read (%u tr, %llu rd, %llu wr)",
+            c.label.c_str(), translations_, (unsigned long long)reads_, (unsigned long long)writes_);
     }
     CHECK(proto_errors_ == 0, "[%s] %d handshake/protocol errors (first: %s)", c.label.c_str(),
           proto_errors_, first_proto_.c_str());
@@ -270,6 +285,7 @@ class Bench {
   int proto_errors_ = 0;
   std::string first_proto_;
   unsigned translations_ = 0;
+  uint64_t reads_ = 0, writes_ = 0;
 
   // model state
   struct RdRsp { uint64_t at; uint32_t data; };
@@ -335,6 +351,7 @@ class Bench {
     proto_errors_ = 0;
     first_proto_.clear();
     translations_ = 0;
+    reads_ = writes_ = 0;
     rdq_.clear();
     tr_busy_ = false;
     prev_rd_stall_ = prev_wr_stall_ = prev_tr_stall_ = false;
@@ -418,11 +435,13 @@ class Bench {
       uint64_t at = cycle_ + (h ? between(timing.host_lat_min, timing.host_lat_max) : 1);
       if (!rdq_.empty() && rdq_.back().at >= at) at = rdq_.back().at + 1;
       rdq_.push_back({at, mem_read(h ? w.host : w.dev, addr, h)});
+      ++reads_;
     }
     if (m_->mem_wr_valid_o && m_->mem_wr_ready_i) {
       if (m_->mem_wr_be_o != 0xf) proto("partial byte enable");
       if (m_->mem_wr_addr_o & 3) proto("unaligned write address");
       (m_->mem_wr_host_o ? w.host : w.dev)[m_->mem_wr_addr_o >> 2] = m_->mem_wr_data_o;
+      ++writes_;
     }
     if (m_->tr_req_valid_o && m_->tr_req_ready_i) {
       ++translations_;
