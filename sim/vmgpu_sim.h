@@ -83,7 +83,7 @@ void vmgpu_sim_set_host_handler(vmgpu_sim *sim, vmgpu_sim_host_fn fn, void *user
 /*
  * Back-pressure on the host port, for tests: with one_in_n > 0, host_req_ready_i is low in a
  * pseudo-random one of every one_in_n cycles on average (a fixed-seed LFSR, so runs repeat).
- * 0 (the default) keeps ready high.
+ * 0 (the default) keeps ready high; 1 is taken as 2 (ready never high would hang the device).
  */
 void vmgpu_sim_set_host_stall(vmgpu_sim *sim, unsigned one_in_n);
 
@@ -107,6 +107,8 @@ typedef struct vmgpu_sim_speed {
     uint64_t busy_cycles;
     double busy_seconds;
     double busy_cycles_per_second;  /* the figure vmgpu-bench reports as sim_cycles_per_second */
+    double busy_cpu_seconds;        /* CPU time of the measuring thread over the same run */
+    double busy_cycles_per_cpu_second; /* the same figure, immune to other processes' load */
     uint64_t poll_reads;            /* STATUS reads on the idle device */
     uint64_t poll_cycles;           /* cycles those reads clocked (the CSR handshake) */
     double poll_seconds;

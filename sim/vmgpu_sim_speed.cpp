@@ -4,6 +4,7 @@
 // checking are outside the timed regions.
 
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -96,6 +97,12 @@ class Bench {
   uint32_t tail_ = 0;
 };
 
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -165,12 +172,15 @@ bool measure(vmgpu_sim *sim, uint64_t min_busy_cycles, vmgpu_sim_speed *out, std
     *why = "DMA_COPY submit failed";
     return false;
   }
+  const double cpu0 = thread_cpu_seconds();
   auto t0 = std::chrono::steady_clock::now();
   bool ok = b.drain(&ran, why);
   out->busy_seconds = seconds_since(t0);
+  out->busy_cpu_seconds = thread_cpu_seconds() - cpu0;
   if (!ok) return false;
   out->busy_cycles = ran;
   out->busy_cycles_per_second = out->busy_seconds > 0 ? ran / out->busy_seconds : 0;
+  out->busy_cycles_per_cpu_second = out->busy_cpu_seconds > 0 ? ran / out->busy_cpu_seconds : 0;
 
   uint32_t got[256];
   if (!b.mem_read(dst_pa, got, 256)) {

@@ -39,6 +39,7 @@ int main(int argc, char **argv) {
     printf("sim_cycles_per_second %.0f\n", s.busy_cycles_per_second);
     printf("sim_busy_cycles %llu\n", (unsigned long long)s.busy_cycles);
     printf("sim_busy_seconds %.3f s\n", s.busy_seconds);
+    printf("sim_cycles_per_cpu_second %.0f\n", s.busy_cycles_per_cpu_second);
     printf("sim_idle_poll_cycles_per_second %.0f\n", s.poll_cycles_per_second);
     printf("sim_idle_poll_reads_per_second %.0f\n", s.poll_reads_per_second);
     printf("sim_waves %s\n", *waves ? "on" : "off");
