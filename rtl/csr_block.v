@@ -71,6 +71,10 @@ module csr_block #(
   localparam [1:0] S_IDLE = 2'd0, S_WIN_RD = 2'd1, S_WIN_RSP = 2'd2, S_WIN_WR = 2'd3;
 
   reg [1:0]  state_q;
+  // After an acknowledge, csr_req_i must be seen low before the next request is taken, so a
+  // requester that drops its request a few cycles late is never served twice.
+  reg        wait_release_q;
+  wire       take = (state_q == S_IDLE) && csr_req_i && !csr_ack_o && !wait_release_q;
   reg [31:0] mem_addr_q, scratch_q, int_enable_q, cycle_hi_q;
   reg [11:0] int_status_q;
   reg [31:0] tlb_hits_q, tlb_misses_q, tlb_evictions_q, walk_cycles_q;
@@ -134,13 +138,14 @@ module csr_block #(
 
   // Ring-register writes reach the command processor in the same edge that acknowledges them,
   // so a doorbell is visible (the device is no longer idle) as soon as the write completes.
-  assign ring_we_o = (state_q == S_IDLE) && csr_req_i && !csr_ack_o && csr_we_i && in_ring_space;
-  wire evt_pop  = (state_q == S_IDLE) && csr_req_i && !csr_ack_o && csr_we_i && (csr_addr_i == REG_EVT_POP);
+  assign ring_we_o = take && csr_we_i && in_ring_space;
+  wire evt_pop  = take && csr_we_i && (csr_addr_i == REG_EVT_POP);
   wire evt_push = evt_valid_i && !evt_full;
 
   always @(posedge clk_i) begin
     if (!rst_ni) begin
       state_q <= S_IDLE;
+      wait_release_q <= 1'b0;
       csr_ack_o <= 1'b0; csr_rdata_o <= 32'd0;
       win_rd_valid_o <= 1'b0; win_wr_valid_o <= 1'b0; win_wr_data_o <= 32'd0;
       mem_addr_q <= 32'd0; scratch_q <= 32'd0; int_enable_q <= 32'd0; cycle_hi_q <= 32'd0;
@@ -152,6 +157,8 @@ module csr_block #(
     end else begin
       cycle_o   <= cycle_o + 64'd1;
       csr_ack_o <= 1'b0;
+      if (csr_ack_o) wait_release_q <= 1'b1;
+      else if (!csr_req_i) wait_release_q <= 1'b0;
 
       // Counters and interrupt sources.
       if (stat_hit_i)   tlb_hits_q      <= tlb_hits_q + 32'd1;
@@ -172,7 +179,7 @@ module csr_block #(
       evt_count_q <= evt_count_q + {{EW{1'b0}}, evt_push} - {{EW{1'b0}}, evt_pop && !evt_empty};
 
       case (state_q)
-        S_IDLE: if (csr_req_i && !csr_ack_o) begin
+        S_IDLE: if (take) begin
           if (csr_we_i) begin
             if (!in_ring_space) begin
               case (csr_addr_i)
@@ -223,8 +230,8 @@ module csr_block #(
       endcase
 
       // Interrupt sources set bits after software's clear, so no event is lost.
-      int_status_q[REG_INT_STATUS_FENCE_LSB +: N_RINGS] <= (state_q == S_IDLE && csr_req_i && !csr_ack_o && csr_we_i && csr_addr_i == REG_INT_STATUS ? fence_bits & ~csr_wdata_i[REG_INT_STATUS_FENCE_LSB +: N_RINGS] : fence_bits) | fence_irq_i;
-      int_status_q[REG_INT_STATUS_FAULT_LSB +: N_RINGS] <= (state_q == S_IDLE && csr_req_i && !csr_ack_o && csr_we_i && csr_addr_i == REG_INT_STATUS ? fault_bits & ~csr_wdata_i[REG_INT_STATUS_FAULT_LSB +: N_RINGS] : fault_bits) | fault_irq_i;
+      int_status_q[REG_INT_STATUS_FENCE_LSB +: N_RINGS] <= (take && csr_we_i && csr_addr_i == REG_INT_STATUS ? fence_bits & ~csr_wdata_i[REG_INT_STATUS_FENCE_LSB +: N_RINGS] : fence_bits) | fence_irq_i;
+      int_status_q[REG_INT_STATUS_FAULT_LSB +: N_RINGS] <= (take && csr_we_i && csr_addr_i == REG_INT_STATUS ? fault_bits & ~csr_wdata_i[REG_INT_STATUS_FAULT_LSB +: N_RINGS] : fault_bits) | fault_irq_i;
     end
   end
 endmodule

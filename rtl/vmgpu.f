@@ -1,5 +1,6 @@
 // Verilator / Yosys file list of vmgpu_top, in dependency order.
 +incdir+rtl/generated
+rtl/sync_fifo.v
 rtl/device_memory.v
 rtl/mem_fabric.v
 rtl/tlb.v

@@ -90,6 +90,47 @@ module vmgpu_top #(
 
   assign fault_o = |ring_fault;
 
+  // ---- port boundary: registered inputs ----
+  // Everything that enters from outside is registered once, so no logic inside depends
+  // combinationally on the ports (clean board timing, and a Verilator model whose input
+  // evaluation is trivial). The CSR handshake tolerates the extra cycle by design.
+  reg        csr_req_q, csr_we_q;
+  reg [11:0] csr_addr_q;
+  reg [31:0] csr_wdata_q;
+  reg        host_rsp_valid_q;
+  reg [31:0] host_rsp_data_q;
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      csr_req_q <= 1'b0;
+      host_rsp_valid_q <= 1'b0;
+    end else begin
+      csr_req_q <= csr_req_i;
+      host_rsp_valid_q <= host_rsp_valid_i;
+    end
+    csr_we_q        <= csr_we_i;
+    csr_addr_q      <= csr_addr_i;
+    csr_wdata_q     <= csr_wdata_i;
+    host_rsp_data_q <= host_rsp_data_i;
+  end
+
+  // Host-port requests leave through a two-entry FIFO (see sync_fifo).
+  wire        fab_host_valid, fab_host_ready, fab_host_we;
+  wire [31:0] fab_host_addr, fab_host_wdata;
+  wire [3:0]  fab_host_be;
+  sync_fifo #(
+    .WIDTH (69),
+    .DEPTH (2)
+  ) u_host_req_fifo (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .in_valid_i  (fab_host_valid),
+    .in_ready_o  (fab_host_ready),
+    .in_data_i   ({fab_host_we, fab_host_be, fab_host_addr, fab_host_wdata}),
+    .out_valid_o (host_req_valid_o),
+    .out_ready_i (host_req_ready_i),
+    .out_data_o  ({host_req_we_o, host_req_be_o, host_req_addr_o, host_req_wdata_o})
+  );
+
   csr_block #(
     .MEM_BYTES   (MEM_BYTES),
     .TLB_ENTRIES (TLB_ENTRIES),
@@ -97,10 +138,10 @@ module vmgpu_top #(
   ) u_csr (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
-    .csr_req_i       (csr_req_i),
-    .csr_we_i        (csr_we_i),
-    .csr_addr_i      (csr_addr_i),
-    .csr_wdata_i     (csr_wdata_i),
+    .csr_req_i       (csr_req_q),
+    .csr_we_i        (csr_we_q),
+    .csr_addr_i      (csr_addr_q),
+    .csr_wdata_i     (csr_wdata_q),
     .csr_ack_o       (csr_ack_o),
     .csr_rdata_o     (csr_rdata_o),
     .ring_we_o       (ring_we),
@@ -366,14 +407,14 @@ module vmgpu_top #(
     .dm_wr_addr_o     (dm_wr_addr),
     .dm_wr_data_o     (dm_wr_data),
     .dm_wr_be_o       (dm_wr_be),
-    .host_req_valid_o (host_req_valid_o),
-    .host_req_ready_i (host_req_ready_i),
-    .host_req_we_o    (host_req_we_o),
-    .host_req_addr_o  (host_req_addr_o),
-    .host_req_wdata_o (host_req_wdata_o),
-    .host_req_be_o    (host_req_be_o),
-    .host_rsp_valid_i (host_rsp_valid_i),
-    .host_rsp_data_i  (host_rsp_data_i)
+    .host_req_valid_o (fab_host_valid),
+    .host_req_ready_i (fab_host_ready),
+    .host_req_we_o    (fab_host_we),
+    .host_req_addr_o  (fab_host_addr),
+    .host_req_wdata_o (fab_host_wdata),
+    .host_req_be_o    (fab_host_be),
+    .host_rsp_valid_i (host_rsp_valid_q),
+    .host_rsp_data_i  (host_rsp_data_q)
   );
 
   device_memory #(

@@ -60,8 +60,10 @@ class TopDriver {
     for (int i = 0; i < 10000; i++) {
       tick();
       if (m.csr_ack_o) {
-        m.csr_req_i = 0;
-        return m.csr_rdata_o;
+        uint32_t v = m.csr_rdata_o;
+        m.csr_req_i = 0;  // the contract: drop the request for at least one cycle
+        tick();
+        return v;
       }
     }
     m.csr_req_i = 0;
