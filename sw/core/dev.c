@@ -585,9 +585,14 @@ static int handle_fault(vmgpu_dev *dev, unsigned r)
         reason == VMGPU_FAULT_BAD_COMMAND)
         op = hdr & 0xff;  /* an unknown opcode: show what was in the ring */
     char msg[256];
-    snprintf(msg, sizeof msg, "ring %u: command at offset 0x%x (%s, header 0x%08x) faulted: %s "
-             "on %s of VA 0x%08x, ASID %u", r, cmd, op < VMGPU_OP_COUNT ? op_name(op) : "unknown opcode",
-             hdr, fault_name(reason), wr ? "write" : "read", va, asid);
+    const char *opn = op < VMGPU_OP_COUNT ? op_name(op) : "unknown opcode";
+    if (reason == VMGPU_FAULT_BAD_COMMAND)
+        snprintf(msg, sizeof msg, "ring %u: command at offset 0x%x (%s, header 0x%08x) faulted: "
+                 "BAD_COMMAND (malformed command at pa 0x%08x), ASID %u", r, cmd, opn, hdr, va, asid);
+    else
+        snprintf(msg, sizeof msg, "ring %u: command at offset 0x%x (%s, header 0x%08x) faulted: %s "
+                 "on %s of VA 0x%08x, ASID %u", r, cmd, opn, hdr, fault_name(reason),
+                 wr ? "write" : "read", va, asid);
     trace_mmu_events(dev);
     core_trace("fault: %s; resetting ring %u (its queued work is dropped)", msg, r);
     vmgpu_ctx *ctx = asid < MAX_ASIDS ? dev->ctx_by_asid[asid] : NULL;
