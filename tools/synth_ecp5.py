@@ -10,6 +10,7 @@ the device-memory size to the board's block-RAM budget, runs synth_ecp5 and prin
     synth_dp16kd      DP16KD cells (EBR, the 18 Kbit block RAMs)
     synth_mult18x18d  MULT18X18D cells (DSP multipliers)
     synth_ccu2c       CCU2C cells (carry chains)
+    synth_trellis_dpr16x4  TRELLIS_DPR16X4 cells (small memories in LUT RAM)
 
 It fails (exit 1) when Yosys fails, when the device memory did not become block RAM
 (DP16KD == 0), when Yosys inferred a latch anywhere, or when a cell is left unmapped.
@@ -116,7 +117,8 @@ def main():
     with open(stat_path) as f:
         counts = cell_counts(f.read())
     figures = [("lut4", "LUT4"), ("trellis_ff", "TRELLIS_FF"), ("dp16kd", "DP16KD"),
-               ("mult18x18d", "MULT18X18D"), ("ccu2c", "CCU2C")]
+               ("mult18x18d", "MULT18X18D"), ("ccu2c", "CCU2C"),
+               ("trellis_dpr16x4", "TRELLIS_DPR16X4")]
     for key, cell in figures:
         print(f"synth_{key} {counts.get(cell, 0)}")
 
