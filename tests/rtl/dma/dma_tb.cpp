@@ -282,6 +282,10 @@ int test_throughput(Bench &b) {
     std::printf("throughput: 1 MiB %s: %lu cycles, %lu writes, %.4f words/cycle\n", k.name,
                 (unsigned long)st.cycles, (unsigned long)st.writes, wpc);
     CHECK(wpc >= k.min_wpc, "%s: %.4f words/cycle < %.2f", k.name, wpc, k.min_wpc);
+    // Cycle counts are deterministic: one write per cycle from start to done, give or take the
+    // pipeline fill, i.e. no bubble at any of the 256 (512 unaligned) chunk boundaries.
+    CHECK(st.cycles <= st.writes + 32, "%s: %lu cycles for %lu writes", k.name,
+          (unsigned long)st.cycles, (unsigned long)st.writes);
   }
   // Narrow 2D rows: every row is a chunk of its own, so translation sets the pace.
   World w(b.rng());
