@@ -279,7 +279,7 @@ size_t vmgpu_cmd_decode(const uint32_t *w, size_t n, char *buf, size_t len)
         goto generic;
     case VMGPU_OP_TLB_INV:
         if (plen == 3) {
-            snprintf(buf, len, "TLB_INV    %s asid %u va 0x%08x size 0x%x", inv_modes[flags & 3],
+            snprintf(buf, len, "TLB_INV    mode %s, asid %u va 0x%08x size 0x%x", inv_modes[flags & 3],
                      a[0], a[1], a[2]);
             break;
         }

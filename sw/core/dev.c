@@ -638,8 +638,20 @@ int vmgpu_fence_wait(vmgpu_dev *dev, unsigned r, uint32_t value)
     if (vmgpu_fence_reached(rg->fence_done, value)) return VMGPU_OK;
     if (fence_dropped(rg, value)) return core_fail(dev, VMGPU_ERR_FAULT, "%s", rg->dropped_msg);
     uint64_t spent = 0;
+    unsigned idle_looks = 0;
     for (;;) {
         uint32_t st;
+        /* Run first: a device that is already idle costs nothing, and the usual wait is then
+         * one run plus one FENCE read, whatever the batch did. */
+        uint64_t chunk = dev->timeout_cycles > spent ? dev->timeout_cycles - spent : 0, ran = 0;
+        if (chunk > (1ull << 24)) chunk = 1ull << 24;
+        if (chunk) {
+            int rc = vmgpu_run(dev->hal, chunk, &ran);
+            if (rc && rc != VMGPU_HAL_ETIMEDOUT) return core_hal_err(dev, rc, "run");
+            spent += ran;
+            /* Idle twice without our fence (and no fault): nothing can make progress. */
+            if (rc == VMGPU_HAL_OK && ran == 0 && ++idle_looks >= 2) spent = dev->timeout_cycles;
+        }
         RD(VMGPU_RING_REG(r, VMGPU_RING_FENCE), &rg->fence_done);
         if (vmgpu_fence_reached(rg->fence_done, value)) {
             trace_mmu_events(dev);
@@ -658,22 +670,6 @@ int vmgpu_fence_wait(vmgpu_dev *dev, unsigned r, uint32_t value)
                              (st & VMGPU_RING_STATUS_WAITING_MASK) ? " is blocked in WAIT_FENCE" :
                              " has not completed");
         }
-        /* The device runs until it is idle (the usual case: one call) or the budget is spent.
-         * Chunks keep a ring blocked in WAIT_FENCE from hiding another ring's fault for long. */
-        uint64_t chunk = dev->timeout_cycles - spent, ran = 0;
-        if (chunk > (1ull << 24)) chunk = 1ull << 24;
-        int rc = vmgpu_run(dev->hal, chunk, &ran);
-        if (rc && rc != VMGPU_HAL_ETIMEDOUT) return core_hal_err(dev, rc, "run");
-        if (rc == VMGPU_HAL_OK && ran == 0) {
-            /* Idle, and our fence is not there: a last look, then the device cannot progress. */
-            RD(VMGPU_RING_REG(r, VMGPU_RING_FENCE), &rg->fence_done);
-            if (vmgpu_fence_reached(rg->fence_done, value)) continue;
-            RD(VMGPU_RING_REG(r, VMGPU_RING_STATUS), &st);
-            if (st & VMGPU_RING_STATUS_FAULTED_MASK) return handle_fault(dev, r);
-            spent = dev->timeout_cycles;  /* report as a timeout naming the HEAD command */
-            continue;
-        }
-        spent += ran;
     }
 }
 

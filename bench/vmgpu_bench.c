@@ -1,0 +1,174 @@
+/*
+ * vmgpu-bench: the project's figures, one `key value [unit]` line each on stdout; progress on
+ * stderr. Everything except sim_cycles_per_second goes through the driver core on the device
+ * named by VMGPU_DEVICE (default: the sim model); cycle figures come from the device's own
+ * TIMESTAMP commands and counters, never from wall-clock time.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmgpu/core.h"
+#include "vmgpu/regs.h"
+#ifdef VMGPU_BENCH_HAVE_SIM
+#include "vmgpu_sim.h"
+#endif
+
+#define GRAN VMGPU_GRANULE
+#define PAGE VMGPU_PAGE_SIZE
+#define MIB (1u << 20)
+
+static vmgpu_dev *dev;
+
+static void die(const char *what, int rc)
+{
+    fprintf(stderr, "vmgpu-bench: %s: %s (%s)\n", what, vmgpu_status_name(rc), vmgpu_dev_last_error(dev));
+    exit(1);
+}
+#define TRY(call) do { int rc_ = (call); if (rc_) die(#call, rc_); } while (0)
+
+/* Cycles between two TIMESTAMP commands around the commands queued by fn. */
+static uint64_t timed(vmgpu_stream *s, uint32_t ts_pa, void (*fn)(vmgpu_stream *, void *), void *arg)
+{
+    uint32_t t[4];
+    TRY(vmgpu_cmd_timestamp(s, ts_pa));
+    fn(s, arg);
+    TRY(vmgpu_cmd_timestamp(s, ts_pa + 8));
+    TRY(vmgpu_stream_sync(s));
+    TRY(vmgpu_phys_read(dev, ts_pa, t, 16));
+    return (((uint64_t)t[3] << 32) | t[2]) - (((uint64_t)t[1] << 32) | t[0]);
+}
+
+struct copy_args { uint32_t dst, src, bytes; };
+static void do_copy(vmgpu_stream *s, void *p)
+{
+    struct copy_args *a = p;
+    TRY(vmgpu_cmd_copy(s, a->dst, a->src, a->bytes));
+}
+static void do_nothing(vmgpu_stream *s, void *p) { (void)s; (void)p; }
+
+struct stride_args { uint32_t dst, src, pages; };
+/* One 4-byte copy per page: each reads a different page, so each translation of the source
+ * misses when the TLB was just invalidated and hits when it is warm. */
+static void do_strided(vmgpu_stream *s, void *p)
+{
+    struct stride_args *a = p;
+    for (uint32_t i = 0; i < a->pages; i++) TRY(vmgpu_cmd_copy(s, a->dst + 4 * i, a->src + i * PAGE, 4));
+}
+
+int main(void)
+{
+#ifdef VMGPU_BENCH_HAVE_SIM
+    {
+        fprintf(stderr, "vmgpu-bench: measuring simulation speed (busy device)...\n");
+        vmgpu_sim_speed sp;
+        char err[256];
+        if (vmgpu_sim_measure_speed(2000000, "", &sp, err, sizeof err) == 0)
+            printf("sim_cycles_per_second %.0f cycles/s\n", sp.busy_cycles_per_second);
+        else
+            fprintf(stderr, "vmgpu-bench: sim speed: %s\n", err);
+    }
+#endif
+    char err[256];
+    int rc = vmgpu_dev_open(NULL, &dev, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "vmgpu-bench: %s\n", err);
+        return 1;
+    }
+    vmgpu_dev_info info;
+    TRY(vmgpu_dev_get_info(dev, &info));
+    vmgpu_hal *hal = vmgpu_dev_hal(dev);
+    vmgpu_ctx *c;
+    vmgpu_stream *s;
+    TRY(vmgpu_ctx_create(dev, 0, &c));
+    TRY(vmgpu_stream_create(c, 0, &s));
+    uint32_t ts_pa, ts_va;  /* timestamp slots: device memory, by physical address */
+    TRY(vmgpu_phys_alloc(dev, GRAN, 0, &ts_pa));
+    TRY(vmgpu_va_reserve(c, GRAN, 0, 0, &ts_va));
+
+    /* ---- DMA copy efficiency: 1 MiB device to device, TLB warm ---- */
+    uint32_t copy_bytes = MIB;
+    if (copy_bytes * 4 > info.user_bytes) copy_bytes = info.user_bytes / 8 & ~(PAGE - 1);
+    uint32_t spa, dpa, sva, dva;
+    TRY(vmgpu_phys_alloc(dev, copy_bytes, 0, &spa));
+    TRY(vmgpu_phys_alloc(dev, copy_bytes, 0, &dpa));
+    TRY(vmgpu_va_reserve(c, copy_bytes, 0, 0, &sva));
+    TRY(vmgpu_va_reserve(c, copy_bytes, 0, 0, &dva));
+    TRY(vmgpu_map(c, sva, spa, copy_bytes, VMGPU_MAP_READ));
+    TRY(vmgpu_map(c, dva, dpa, copy_bytes, VMGPU_MAP_READ | VMGPU_MAP_WRITE));
+    fprintf(stderr, "vmgpu-bench: %u KiB device-to-device copy (warm-up, then measured)...\n", copy_bytes >> 10);
+    struct copy_args ca = {dva, sva, copy_bytes};
+    uint64_t overhead = timed(s, ts_pa, do_nothing, NULL);
+    timed(s, ts_pa, do_copy, &ca);                       /* warm the TLB */
+    uint64_t cyc = timed(s, ts_pa, do_copy, &ca) - overhead;
+    double bpc = (double)copy_bytes / (double)cyc;
+    printf("dma_copy_bytes_per_cycle %.3f bytes/cycle\n", bpc);
+    printf("dma_copy_efficiency %.3f\n", bpc / 4.0);      /* peak: one 32-bit word per cycle */
+    printf("dma_copy_cycles %" PRIu64 " cycles\n", cyc);
+
+    /* ---- TLB miss cost: page-strided reads after TLB_INV vs the same reads warm ---- */
+    uint32_t pages = info.tlb_entries ? info.tlb_entries / 2 : 8;  /* src + dst pages fit */
+    if (pages > 64) pages = 64;
+    struct stride_args sa = {dva, sva, pages};
+    uint32_t inv[4] = {VMGPU_CMD_HEADER(VMGPU_OP_TLB_INV, 3, VMGPU_INV_ASID), vmgpu_ctx_asid(c), 0, 0};
+    TRY(vmgpu_cmd_raw(s, inv, 4));
+    TRY(vmgpu_stream_sync(s));
+    uint32_t miss0, walk0, miss1, walk1;
+    TRY(vmgpu_reg_read(hal, VMGPU_REG_TLB_MISSES, &miss0) ? VMGPU_ERR_IO : VMGPU_OK);
+    TRY(vmgpu_reg_read(hal, VMGPU_REG_WALK_CYCLES, &walk0) ? VMGPU_ERR_IO : VMGPU_OK);
+    uint64_t cold = timed(s, ts_pa, do_strided, &sa);
+    TRY(vmgpu_reg_read(hal, VMGPU_REG_TLB_MISSES, &miss1) ? VMGPU_ERR_IO : VMGPU_OK);
+    TRY(vmgpu_reg_read(hal, VMGPU_REG_WALK_CYCLES, &walk1) ? VMGPU_ERR_IO : VMGPU_OK);
+    uint64_t warm = timed(s, ts_pa, do_strided, &sa);
+    uint32_t misses = miss1 - miss0;
+    double per_miss = misses ? (double)(cold - warm) / misses : 0.0;
+    printf("tlb_miss_cycles %.1f cycles\n", per_miss);
+    printf("tlb_walk_cycles_per_miss %.1f cycles\n", misses ? (double)(walk1 - walk0) / misses : 0.0);
+    fprintf(stderr, "vmgpu-bench: %u strided copies: %" PRIu64 " cycles cold (%u misses), %" PRIu64
+            " warm\n", pages, cold, misses, warm);
+
+    /* ---- map cost: one granule; cycles on the device and link round trips ---- */
+    uint32_t mpa, mva;
+    uint32_t max_g = 256;
+    while (max_g > 1 && (uint64_t)max_g * GRAN * 2 > info.user_bytes - 4 * copy_bytes) max_g /= 2;
+    TRY(vmgpu_phys_alloc(dev, max_g * GRAN, 0, &mpa));
+    TRY(vmgpu_va_reserve(c, max_g * GRAN, 0, 0, &mva));
+    /* Device cycles of PTE_FILL + TLB_INV + FENCE, timestamped in the same ring. */
+    {
+        uint32_t t[4];
+        TRY(vmgpu_cmd_timestamp(s, ts_pa));
+        TRY(vmgpu_stream_map(s, mva, mpa, GRAN, VMGPU_MAP_READ | VMGPU_MAP_WRITE));
+        TRY(vmgpu_stream_submit(s, NULL));
+        TRY(vmgpu_cmd_timestamp(s, ts_pa + 8));
+        TRY(vmgpu_stream_sync(s));
+        TRY(vmgpu_phys_read(dev, ts_pa, t, 16));
+        uint64_t mc = (((uint64_t)t[3] << 32) | t[2]) - (((uint64_t)t[1] << 32) | t[0]);
+        printf("map_granule_cycles %" PRIu64 " cycles\n", mc);
+        TRY(vmgpu_unmap(c, mva, GRAN));
+    }
+    uint64_t before = hal->round_trips;
+    TRY(vmgpu_map(c, mva, mpa, GRAN, VMGPU_MAP_READ | VMGPU_MAP_WRITE));
+    printf("map_granule_link_round_trips %" PRIu64 "\n", hal->round_trips - before);
+    TRY(vmgpu_unmap(c, mva, GRAN));
+    /* The series up to 256 granules (16 MiB, as much as the whole device memory) maps
+     * registered host memory: the page-table work is the same for either aperture. */
+    uint32_t series_max = 256, haddr, hva;
+    void *host = NULL;
+    if (posix_memalign(&host, PAGE, (size_t)series_max * GRAN)) die("host memory", VMGPU_ERR_NOMEM);
+    TRY(vmgpu_host_register(dev, host, (size_t)series_max * GRAN, &haddr));
+    TRY(vmgpu_va_reserve(c, series_max * GRAN, 0, 0, &hva));
+    for (uint32_t g = 1; g <= series_max; g *= 2) {
+        before = hal->round_trips;
+        TRY(vmgpu_map(c, hva, haddr, g * GRAN, VMGPU_MAP_READ | VMGPU_MAP_WRITE | VMGPU_MAP_HOST));
+        printf("map_granules_%u_link_round_trips %" PRIu64 "\n", g, hal->round_trips - before);
+        TRY(vmgpu_unmap(c, hva, g * GRAN));
+    }
+    TRY(vmgpu_host_unregister(dev, host));
+    free(host);
+    TRY(vmgpu_stream_destroy(s));
+    TRY(vmgpu_ctx_destroy(c));
+    vmgpu_dev_close(dev);
+    (void)ts_va;
+    return 0;
+}
