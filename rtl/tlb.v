@@ -40,15 +40,14 @@ module tlb #(
   localparam integer LAST_I = ENTRIES - 1;
   localparam [PTR_W-1:0] LAST = LAST_I[PTR_W-1:0];
 
-  // Per-entry state is kept in flat vectors (not memories) because every entry is read at once.
-  reg [ENTRIES-1:0]    valid_q;
-  reg [ENTRIES*8-1:0]  asid_q;
-  reg [ENTRIES*20-1:0] vpn_q;
-  reg [ENTRIES*20-1:0] pfn_q;
-  reg [ENTRIES-1:0]    r_q;
-  reg [ENTRIES-1:0]    w_q;
-  reg [ENTRIES-1:0]    host_q;
-  reg [PTR_W-1:0]      victim_q;
+  // Per-entry state lives in the generate block below (each entry with its own write enable, which
+  // maps to plain FFs with a clock enable); these vectors gather it for the lookup.
+  wire [ENTRIES-1:0]    valid_all;
+  wire [ENTRIES*20-1:0] pfn_all;
+  wire [ENTRIES-1:0]    r_all;
+  wire [ENTRIES-1:0]    w_all;
+  wire [ENTRIES-1:0]    host_all;
+  reg  [PTR_W-1:0]      victim_q;
 
   // The range is [va, va + size) in 33 bits, so a range ending at 0xFFFFFFFF (or running past it)
   // does not wrap to page 0. An entry goes when its page overlaps the range.
@@ -61,20 +60,56 @@ module tlb #(
   wire        inv_range_nonempty = (inv_size_i != 32'd0);
 
   wire [ENTRIES-1:0] match;
-  wire [ENTRIES-1:0] inv_hit;
 
   genvar i;
   generate
     for (i = 0; i < ENTRIES; i = i + 1) begin : g_entry
-      wire [7:0]  e_asid = asid_q[i*8 +: 8];
-      wire [19:0] e_vpn = vpn_q[i*20 +: 20];
-      wire        asid_eq = (e_asid == inv_asid_i);
-      wire        in_range = inv_range_nonempty && (e_vpn >= inv_first_vpn) &&
-                             ({1'b0, e_vpn} <= inv_last_vpn);
-      assign match[i] = valid_q[i] && (e_asid == lookup_asid_i) && (e_vpn == lookup_vpn_i);
-      assign inv_hit[i] = (inv_mode_i == INV_ALL) ||
-                          ((inv_mode_i == INV_ASID) && asid_eq) ||
-                          ((inv_mode_i == INV_RANGE) && asid_eq && in_range);
+      localparam integer IDX_I = i;
+      localparam [PTR_W-1:0] IDX = IDX_I[PTR_W-1:0];
+      reg        valid_q;
+      reg [7:0]  asid_q;
+      reg [19:0] vpn_q;
+      reg [19:0] pfn_q;
+      reg        r_q;
+      reg        w_q;
+      reg        host_q;
+      wire       write_en = fill_i && (victim_q == IDX);
+      wire       asid_eq = (asid_q == inv_asid_i);
+      wire       in_range = inv_range_nonempty && (vpn_q >= inv_first_vpn) &&
+                            ({1'b0, vpn_q} <= inv_last_vpn);
+      wire       inv_hit = (inv_mode_i == INV_ALL) ||
+                           ((inv_mode_i == INV_ASID) && asid_eq) ||
+                           ((inv_mode_i == INV_RANGE) && asid_eq && in_range);
+
+      always @(posedge clk_i) begin
+        if (!rst_ni) begin
+          valid_q <= 1'b0;
+        end else if (write_en) begin
+          // The MMU never fills and invalidates in one cycle; the fill would win.
+          valid_q <= 1'b1;
+        end else if (inv_i && inv_hit) begin
+          valid_q <= 1'b0;
+        end
+      end
+
+      // Payload needs no reset: it is only looked at while the valid bit is set.
+      always @(posedge clk_i) begin
+        if (write_en) begin
+          asid_q <= fill_asid_i;
+          vpn_q <= fill_vpn_i;
+          pfn_q <= fill_pfn_i;
+          r_q <= fill_r_i;
+          w_q <= fill_w_i;
+          host_q <= fill_host_i;
+        end
+      end
+
+      assign match[i] = valid_q && (asid_q == lookup_asid_i) && (vpn_q == lookup_vpn_i);
+      assign valid_all[i] = valid_q;
+      assign pfn_all[i*20 +: 20] = pfn_q;
+      assign r_all[i] = r_q;
+      assign w_all[i] = w_q;
+      assign host_all[i] = host_q;
     end
   endgenerate
 
@@ -90,10 +125,10 @@ module tlb #(
     hit_w = 1'b0;
     hit_host = 1'b0;
     for (k = 0; k < ENTRIES; k = k + 1) begin
-      hit_pfn = hit_pfn | (pfn_q[k*20 +: 20] & {20{match[k]}});
-      hit_r = hit_r | (r_q[k] & match[k]);
-      hit_w = hit_w | (w_q[k] & match[k]);
-      hit_host = hit_host | (host_q[k] & match[k]);
+      hit_pfn = hit_pfn | (pfn_all[k*20 +: 20] & {20{match[k]}});
+      hit_r = hit_r | (r_all[k] & match[k]);
+      hit_w = hit_w | (w_all[k] & match[k]);
+      hit_host = hit_host | (host_all[k] & match[k]);
     end
   end
 
@@ -102,36 +137,13 @@ module tlb #(
   assign lookup_r_o = hit_r;
   assign lookup_w_o = hit_w;
   assign lookup_host_o = hit_host;
-  assign fill_evict_o = fill_i && valid_q[victim_q];
+  assign fill_evict_o = fill_i && valid_all[victim_q];
 
   always @(posedge clk_i) begin
     if (!rst_ni) begin
-      valid_q <= {ENTRIES{1'b0}};
       victim_q <= {PTR_W{1'b0}};
-    end else begin
-      if (fill_i) begin
-        victim_q <= (victim_q == LAST) ? {PTR_W{1'b0}} : victim_q + 1'b1;
-      end
-      // Only one of the two happens in a cycle (the MMU serialises them); a fill is written
-      // after the clear so that it would survive anyway.
-      if (inv_i) begin
-        valid_q <= valid_q & ~inv_hit;
-      end
-      if (fill_i) begin
-        valid_q[victim_q] <= 1'b1;
-      end
-    end
-  end
-
-  // Payload needs no reset: it is only looked at while its valid bit is set.
-  always @(posedge clk_i) begin
-    if (fill_i) begin
-      asid_q[victim_q*8 +: 8] <= fill_asid_i;
-      vpn_q[victim_q*20 +: 20] <= fill_vpn_i;
-      pfn_q[victim_q*20 +: 20] <= fill_pfn_i;
-      r_q[victim_q] <= fill_r_i;
-      w_q[victim_q] <= fill_w_i;
-      host_q[victim_q] <= fill_host_i;
+    end else if (fill_i) begin
+      victim_q <= (victim_q == LAST) ? {PTR_W{1'b0}} : victim_q + 1'b1;
     end
   end
 endmodule
