@@ -9,7 +9,8 @@ demo=dma_through_mmu
 scripts/setup.sh
 cmake -S . -B "$build"
 # Build only the demo: the full tree (every RTL test) takes much longer.
-if ! cmake --build "$build" --target help | grep -qw "$demo"; then
+targets=$(cmake --build "$build" --target help)
+if ! grep -qw -- "$demo" <<<"$targets"; then
   echo "demo.sh: this tree has no '$demo' target (examples/$demo is not written yet)." >&2
   echo "demo.sh: scripts/test.sh builds and tests what exists." >&2
   exit 1
