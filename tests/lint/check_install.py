@@ -74,16 +74,33 @@ def main():
             print(out)
         objs.append(obj)
     main_c = os.path.join(work, "main.c")
+    # With the transport library installed, the program also opens the simulated device through
+    # it: that proves the libraries link in the order the .pc file gives and the model runs.
+    use_sim = "vmgpu_hal.h" in headers and os.path.isfile(
+        os.path.join(prefix, args.libdir, "libvmgpu_sim.a"))
     with open(main_c, "w") as f:
-        f.write("#include <vmgpu/regs.h>\n#include <stdio.h>\n"
-                "int main(void) { printf(\"%08x\\n\", (unsigned)VMGPU_ID_MAGIC); return 0; }\n")
+        f.write("#include <vmgpu/regs.h>\n#include <stdio.h>\n")
+        if use_sim:
+            f.write("#include <vmgpu/vmgpu_hal.h>\n"
+                    "int main(void) {\n"
+                    "  char err[256] = \"\";\n"
+                    "  uint32_t id = 0;\n"
+                    "  vmgpu_hal *h = vmgpu_hal_open(\"sim\", err, sizeof err);\n"
+                    "  if (!h) { printf(\"open failed: %s\\n\", err); return 1; }\n"
+                    "  int rc = h->ops->reg_read(h, VMGPU_REG_ID, &id);\n"
+                    "  vmgpu_hal_close(h);\n"
+                    "  printf(\"%08x\\n\", rc == 0 ? (unsigned)id : 0u);\n"
+                    "  return rc;\n}\n")
+        else:
+            f.write("int main(void) { printf(\"%08x\\n\", (unsigned)VMGPU_ID_MAGIC); return 0; }\n")
     exe = os.path.join(work, "main")
     rc, out = run([args.cc, main_c] + [o for o in objs if os.path.exists(o)] + cflags.split()
                   + ["-o", exe] + libs.split())
     if check(rc == 0, "a C program links with pkg-config --libs vmgpu"):
         rc, out = run([exe])
         check(rc == 0 and out.strip() == "564d4750",
-              f"it runs and sees VMGPU_ID_MAGIC from the installed regs.h ({out.strip()})")
+              ("it opens the simulated device and reads ID = VMGPU_ID_MAGIC" if use_sim else
+               "it runs and sees VMGPU_ID_MAGIC from the installed regs.h") + f" ({out.strip()})")
     else:
         print(out)
 
