@@ -377,6 +377,8 @@ void test_invalidate(Harness &h) {
                {0xFFFFE000u, 0xFFFFF000u, 0x00000000u, 0xFFFFD000u}, 0xFFFFE000u, 0x2000u);
     range_case("range running past 0xFFFFFFFF",
                {0xFFFFF000u, 0x00000000u, 0x00001000u}, 0xFFFFF800u, 0xFFFFFFFFu);
+    range_case("range running one page past 0xFFFFFFFF",
+               {0xFFFFD000u, 0xFFFFE000u, 0xFFFFF000u, 0x00000000u}, 0xFFFFE000u, 0x3000u);
     range_case("range of the whole space", {0x00000000u, 0x7FFFF000u, 0xFFFFF000u}, 0u,
                0xFFFFFFFFu);
   } else {
