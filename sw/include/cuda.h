@@ -19,7 +19,12 @@
 #include <stddef.h>
 
 /* The driver API level this header describes: 12.8.  The symbol mapping below
- * (which call becomes which _v2/_v3 export) is the one that level uses. */
+ * (which call becomes which _v2/_v3 export) is the one that level uses.
+ * Enumerations also carry the members NVIDIA's 13.0 header added: new values
+ * never change old ones.  Not 13.0 itself: from 13.0 on, cuCtxCreate takes a
+ * CUctxCreateParams pointer (cuCtxCreate_v4), which breaks every program
+ * written for the three-argument cuCtxCreate; vmgpu exports both symbols, so
+ * binaries built against either header link. */
 #define CUDA_VERSION 12080
 
 #if defined(_WIN32)
@@ -148,6 +153,7 @@ typedef enum cudaError_enum {
     CUDA_ERROR_PROFILER_ALREADY_STARTED = 7,
     CUDA_ERROR_PROFILER_ALREADY_STOPPED = 8,
     CUDA_ERROR_STUB_LIBRARY = 34,
+    CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER = 36,
     CUDA_ERROR_DEVICE_UNAVAILABLE = 46,
     CUDA_ERROR_NO_DEVICE = 100,
     CUDA_ERROR_INVALID_DEVICE = 101,
@@ -388,9 +394,16 @@ typedef enum CUdevice_attribute_enum {
     CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED = 135,
     CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK = 136,
     CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH = 137,
+    CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED = 138,
     CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID = 139,
     CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID = 140,
+    CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 141,
+    CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED = 142,
     CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED = 143,
+    CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED = 144,
+    CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 145,
+    CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED = 146,
+    CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED = 147,
     CU_DEVICE_ATTRIBUTE_MAX
 } CUdevice_attribute;
 
@@ -433,7 +446,8 @@ typedef struct CUexecAffinityParam_st {
 typedef CUexecAffinityParam_v1 CUexecAffinityParam;
 
 typedef enum CUcigDataType_enum {
-    CIG_DATA_TYPE_D3D12_COMMAND_QUEUE = 0x1
+    CIG_DATA_TYPE_D3D12_COMMAND_QUEUE = 0x1,
+    CIG_DATA_TYPE_NV_BLOB = 0x2
 } CUcigDataType;
 
 typedef struct CUctxCigParam_st {
@@ -538,6 +552,7 @@ typedef enum CUmemAccess_flags_enum {
 
 typedef enum CUmemLocationType_enum {
     CU_MEM_LOCATION_TYPE_INVALID = 0x0,
+    CU_MEM_LOCATION_TYPE_NONE = 0x0, /* newer spelling of INVALID */
     CU_MEM_LOCATION_TYPE_DEVICE = 0x1,
     CU_MEM_LOCATION_TYPE_HOST = 0x2,
     CU_MEM_LOCATION_TYPE_HOST_NUMA = 0x3,
@@ -548,6 +563,7 @@ typedef enum CUmemLocationType_enum {
 typedef enum CUmemAllocationType_enum {
     CU_MEM_ALLOCATION_TYPE_INVALID = 0x0,
     CU_MEM_ALLOCATION_TYPE_PINNED = 0x1,
+    CU_MEM_ALLOCATION_TYPE_MANAGED = 0x2,
     CU_MEM_ALLOCATION_TYPE_MAX = 0x7FFFFFFF
 } CUmemAllocationType;
 
@@ -633,6 +649,7 @@ typedef enum CUjit_option_enum {
     CU_JIT_MIN_CTA_PER_SM = 31,
     CU_JIT_MAX_THREADS_PER_BLOCK = 32,
     CU_JIT_OVERRIDE_DIRECTIVE_VALUES = 33,
+    CU_JIT_SPLIT_COMPILE = 34,
     CU_JIT_NUM_OPTIONS
 } CUjit_option;
 
@@ -683,9 +700,11 @@ CUresult CUDAAPI cuCtxPopCurrent(CUcontext *pctx);
 CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx);
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx);
 CUresult CUDAAPI cuCtxGetDevice(CUdevice *device);
+CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx); /* ctx NULL: the current one */
 CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags);
 CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version);
 CUresult CUDAAPI cuCtxSynchronize(void);
+CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx); /* ctx NULL: the current one */
 
 /* Virtual memory management */
 CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
