@@ -47,7 +47,10 @@ extern "C" {
 /* With CUDA_API_PER_THREAD_DEFAULT_STREAM, stream-ordered calls go to their  */
 /* _ptds (synchronous) or _ptsz (takes a stream) exports instead, whose       */
 /* default stream is per thread.                                              */
+/* A file that defines the calls themselves (vmgpu's libcuda) may define      */
+/* VMGPU_CUDA_NO_VERSION_MACROS first, to name every export directly.          */
 /* vmgpu:mapping-begin */
+#if !defined(VMGPU_CUDA_NO_VERSION_MACROS)
 #if defined(CUDA_FORCE_API_VERSION)
 #error "vmgpu's cuda.h does not support CUDA_FORCE_API_VERSION"
 #endif
@@ -100,6 +103,7 @@ extern "C" {
 #define cuStreamSynchronize VMGPU_CU_ASYNC_(cuStreamSynchronize)
 #define cuEventRecord VMGPU_CU_ASYNC_(cuEventRecord)
 #define cuLaunchKernel VMGPU_CU_ASYNC_(cuLaunchKernel)
+#endif /* !VMGPU_CUDA_NO_VERSION_MACROS */
 /* vmgpu:mapping-end */
 
 /* ------------------------------------------------------------------------ */
@@ -407,6 +411,12 @@ typedef enum CUdevice_attribute_enum {
     CU_DEVICE_ATTRIBUTE_MAX
 } CUdevice_attribute;
 
+typedef enum CUcomputemode_enum {
+    CU_COMPUTEMODE_DEFAULT = 0,
+    CU_COMPUTEMODE_PROHIBITED = 2,
+    CU_COMPUTEMODE_EXCLUSIVE_PROCESS = 3
+} CUcomputemode;
+
 /* ------------------------------------------------------------------------ */
 /* Contexts.                                                                  */
 
@@ -530,6 +540,13 @@ typedef enum CUpointer_attribute_enum {
     CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID = 20,
     CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE = 21
 } CUpointer_attribute;
+
+/* What CU_POINTER_ATTRIBUTE_ACCESS_FLAGS reports for the current context. */
+typedef enum CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS_enum {
+    CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE = 0x0,
+    CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ = 0x1,
+    CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE = 0x3
+} CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS;
 
 /* ------------------------------------------------------------------------ */
 /* Virtual memory management (cuMemCreate / cuMemMap family).                 */
@@ -680,6 +697,7 @@ CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev);
 CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
 CUresult CUDAAPI cuDeviceTotalMem(size_t *bytes, CUdevice dev);
 CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
+CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CUdevice dev); /* deprecated by NVIDIA */
 
 /* Primary contexts */
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);

@@ -274,6 +274,10 @@ int main(void)
     ENUM(CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED);
     ENUM(CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED);
     ENUM(CU_DEVICE_ATTRIBUTE_MAX);
+    /* CUcomputemode */
+    ENUM(CU_COMPUTEMODE_DEFAULT);
+    ENUM(CU_COMPUTEMODE_PROHIBITED);
+    ENUM(CU_COMPUTEMODE_EXCLUSIVE_PROCESS);
     /* CUctx_flags */
     ENUM(CU_CTX_SCHED_AUTO);
     ENUM(CU_CTX_SCHED_SPIN);
@@ -334,6 +338,10 @@ int main(void)
     ENUM(CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR);
     ENUM(CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID);
     ENUM(CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE);
+    /* CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS */
+    ENUM(CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE);
+    ENUM(CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ);
+    ENUM(CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE);
     /* CUmemAllocationHandleType */
     ENUM(CU_MEM_HANDLE_TYPE_NONE);
     ENUM(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
@@ -427,6 +435,7 @@ int main(void)
     SIZE(CUuuid);
     SIZE(CUresult);
     SIZE(CUdevice_attribute);
+    SIZE(CUcomputemode);
     SIZE(CUctx_flags);
     SIZE(CUexecAffinityType);
     SIZE(CUexecAffinitySmCount_v1);
@@ -440,6 +449,7 @@ int main(void)
     SIZE(CUevent_wait_flags);
     SIZE(CUmemorytype);
     SIZE(CUpointer_attribute);
+    SIZE(CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS);
     SIZE(CUmemAllocationHandleType);
     SIZE(CUmemAccess_flags);
     SIZE(CUmemLocationType);
@@ -502,6 +512,7 @@ int main(void)
     SYMBOL(cuDeviceGetUuid);
     SYMBOL(cuDeviceTotalMem);
     SYMBOL(cuDeviceGetAttribute);
+    SYMBOL(cuDeviceComputeCapability);
     SYMBOL(cuDevicePrimaryCtxRetain);
     SYMBOL(cuDevicePrimaryCtxRelease);
     SYMBOL(cuDevicePrimaryCtxReset);
