@@ -1,0 +1,486 @@
+/*
+ * vmgpu's CUDA driver API: streams, events, the built-in module and kernel launches.
+ *
+ * Every stream of a context (its NULL stream included) queues on the context's hardware ring:
+ * contexts are spread over the device's rings, so one context's fault (which resets its ring)
+ * never drops another context's work while there are no more contexts than rings.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_internal.h"
+#include "cuda_priv.h"
+#include "vmgpu/regs.h"
+#include "vmgpu_builtin.h"
+
+static struct CUstream_st *g_streams;
+static struct CUevent_st *g_events;
+static struct CUmod_st *g_mods;
+
+static struct CUstream_st *stream_lookup(CUstream h)
+{
+    for (struct CUstream_st *s = g_streams; s; s = s->next)
+        if (s == h && s->live) return s;
+    return NULL;
+}
+
+static struct CUevent_st *event_lookup(CUevent h)
+{
+    for (struct CUevent_st *e = g_events; e; e = e->next)
+        if (e == h && e->live) return e;
+    return NULL;
+}
+
+static struct CUmod_st *mod_lookup(CUmodule h)
+{
+    for (struct CUmod_st *m = g_mods; m; m = m->next)
+        if (m == h && m->live) return m;
+    return NULL;
+}
+
+static struct CUfunc_st *func_lookup(CUfunction f)
+{
+    for (struct CUmod_st *m = g_mods; m; m = m->next)
+        for (unsigned i = 0; m->live && i < 6; i++)
+            if (&m->fn[i] == f) return f;
+    return NULL;
+}
+
+CUresult cu_stream_resolve(CUstream h, struct CUctx_st **ctx, vmgpu_stream **s)
+{
+    if (h == NULL || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD) {
+        struct CUctx_st *c;
+        CUresult rc = cu_current(&c);
+        if (rc) return rc;
+        *ctx = c;
+        *s = c->null_s;
+        return CUDA_SUCCESS;
+    }
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    struct CUstream_st *st = stream_lookup(h);
+    if (!st) return CUDA_ERROR_INVALID_HANDLE;
+    if (st->ctx->sticky) return st->ctx->sticky;
+    *ctx = st->ctx;
+    *s = st->core;
+    return CUDA_SUCCESS;
+}
+
+void cu_ctx_release_objects(struct CUctx_st *c)
+{
+    for (struct CUstream_st *s = g_streams; s; s = s->next)
+        if (s->live && s->ctx == c) {
+            vmgpu_stream_destroy(s->core);
+            s->live = 0;
+        }
+    for (struct CUevent_st *e = g_events; e; e = e->next)
+        if (e->live && e->ctx == c) {
+            vmgpu_event_destroy(e->core);
+            e->live = 0;
+        }
+    for (struct CUmod_st *m = g_mods; m; m = m->next)
+        if (m->live && m->ctx == c) m->live = 0;
+}
+
+/* The simulated device only runs while the host lets it: a query gives it a slice first so
+ * that polling loops make progress. */
+static void run_a_little(void)
+{
+    uint64_t ran = 0;
+    vmgpu_run(vmgpu_dev_hal(g_dev), 20000, &ran);
+}
+
+/* ------------------------------------------------------------------ streams */
+
+static CUresult stream_create(CUstream *ph, unsigned flags, int priority)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    (void)priority;
+    if (!ph || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING)) return CUDA_ERROR_INVALID_VALUE;
+    struct CUstream_st *s = calloc(1, sizeof *s);
+    if (!s) return CUDA_ERROR_OUT_OF_MEMORY;
+    int crc = vmgpu_stream_create(c->core, c->ring, &s->core);
+    if (crc) {
+        free(s);
+        return cu_core_err(c, crc);
+    }
+    s->magic = STREAM_MAGIC;
+    s->live = 1;
+    s->ctx = c;
+    s->flags = flags;
+    s->next = g_streams;
+    g_streams = s;
+    *ph = s;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
+{
+    LOCKED("cuStreamCreate", stream_create(phStream, Flags, 0));
+}
+CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
+{
+    LOCKED("cuStreamCreateWithPriority", stream_create(phStream, flags, priority));
+}
+
+static CUresult stream_flags(CUstream h, unsigned *flags)
+{
+    struct CUctx_st *c;
+    vmgpu_stream *s;
+    if (!flags) return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = cu_stream_resolve(h, &c, &s);
+    if (rc) return rc;
+    struct CUstream_st *st = stream_lookup(h);
+    *flags = st ? st->flags : 0;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags)
+{
+    LOCKED("cuStreamGetFlags", stream_flags(hStream, flags));
+}
+CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
+{
+    LOCKED("cuStreamGetFlags_ptsz", stream_flags(hStream, flags));
+}
+
+static CUresult stream_destroy(CUstream h)
+{
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    struct CUstream_st *s = stream_lookup(h);
+    if (!s) return CUDA_ERROR_INVALID_HANDLE;
+    /* Work queued on it still completes (NVIDIA: destroy returns at once, work finishes). */
+    vmgpu_stream_destroy(s->core);
+    cu_sweep_faults();
+    s->live = 0;
+    s->core = NULL;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuStreamDestroy(CUstream hStream) { LOCKED("cuStreamDestroy", stream_destroy(hStream)); }
+
+static CUresult stream_sync(CUstream h)
+{
+    struct CUctx_st *c;
+    vmgpu_stream *s;
+    CUresult rc = cu_stream_resolve(h, &c, &s);
+    if (rc) return rc;
+    return cu_core_err(c, vmgpu_stream_sync(s));
+}
+CUresult CUDAAPI cuStreamSynchronize(CUstream hStream) { LOCKED("cuStreamSynchronize", stream_sync(hStream)); }
+CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream) { LOCKED("cuStreamSynchronize_ptsz", stream_sync(hStream)); }
+
+static CUresult stream_query(CUstream h)
+{
+    struct CUctx_st *c;
+    vmgpu_stream *s;
+    CUresult rc = cu_stream_resolve(h, &c, &s);
+    if (rc) return rc;
+    uint32_t f;
+    int crc = vmgpu_stream_submit(s, &f);
+    if (crc) return cu_core_err(c, crc);
+    run_a_little();
+    crc = vmgpu_fence_query(g_dev, vmgpu_stream_ring(s), f);
+    if (crc == VMGPU_ERR_NOT_READY) {
+        /* A fault stops the ring; only a wait notices it. */
+        uint32_t st = 0;
+        vmgpu_reg_read(vmgpu_dev_hal(g_dev), VMGPU_RING_REG(vmgpu_stream_ring(s), VMGPU_RING_STATUS), &st);
+        if (st & VMGPU_RING_STATUS_FAULTED_MASK) crc = vmgpu_fence_wait(g_dev, vmgpu_stream_ring(s), f);
+        else return CUDA_ERROR_NOT_READY;
+    }
+    return cu_core_err(c, crc);
+}
+CUresult CUDAAPI cuStreamQuery(CUstream hStream) { LOCKED("cuStreamQuery", stream_query(hStream)); }
+CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream) { LOCKED("cuStreamQuery_ptsz", stream_query(hStream)); }
+
+static CUresult stream_wait_event(CUstream h, CUevent he, unsigned flags)
+{
+    struct CUctx_st *c;
+    vmgpu_stream *s;
+    CUresult rc = cu_stream_resolve(h, &c, &s);
+    if (rc) return rc;
+    struct CUevent_st *e = event_lookup(he);
+    if (!e) return CUDA_ERROR_INVALID_HANDLE;
+    if (flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL) return CUDA_ERROR_INVALID_VALUE;
+    if (!e->recorded || e->ring == vmgpu_stream_ring(s)) return CUDA_SUCCESS;  /* one ring runs in order */
+    return cu_core_err(c, vmgpu_cmd_wait_fence(s, e->ring, e->fence));
+}
+CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{
+    LOCKED("cuStreamWaitEvent", stream_wait_event(hStream, hEvent, Flags));
+}
+CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{
+    LOCKED("cuStreamWaitEvent_ptsz", stream_wait_event(hStream, hEvent, Flags));
+}
+
+/* ------------------------------------------------------------------- events */
+
+static CUresult event_create(CUevent *ph, unsigned flags)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    if (!ph || (flags & ~(unsigned)(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((flags & CU_EVENT_INTERPROCESS) && !(flags & CU_EVENT_DISABLE_TIMING)) return CUDA_ERROR_INVALID_VALUE;
+    if (flags & CU_EVENT_INTERPROCESS) return CUDA_ERROR_NOT_SUPPORTED;
+    struct CUevent_st *e = calloc(1, sizeof *e);
+    if (!e) return CUDA_ERROR_OUT_OF_MEMORY;
+    int crc = vmgpu_event_create(g_dev, &e->core);
+    if (crc) {
+        free(e);
+        return cu_core_err(c, crc);
+    }
+    e->magic = EVENT_MAGIC;
+    e->live = 1;
+    e->ctx = c;
+    e->flags = flags;
+    e->next = g_events;
+    g_events = e;
+    *ph = e;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags) { LOCKED("cuEventCreate", event_create(phEvent, Flags)); }
+
+static CUresult event_record(CUevent he, CUstream h)
+{
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    struct CUevent_st *e = event_lookup(he);
+    if (!e) return CUDA_ERROR_INVALID_HANDLE;
+    struct CUctx_st *c;
+    vmgpu_stream *s;
+    rc = cu_stream_resolve(h, &c, &s);
+    if (rc) return rc;
+    if (c != e->ctx) return CUDA_ERROR_INVALID_HANDLE;
+    int crc = vmgpu_event_record(e->core, s);
+    if (crc) return cu_core_err(c, crc);
+    e->recorded = 1;
+    e->ring = vmgpu_stream_ring(s);
+    e->fence = vmgpu_fence_last(g_dev, e->ring);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream) { LOCKED("cuEventRecord", event_record(hEvent, hStream)); }
+CUresult CUDAAPI cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) { LOCKED("cuEventRecord_ptsz", event_record(hEvent, hStream)); }
+
+static CUresult event_check(CUevent he, struct CUevent_st **out)
+{
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    struct CUevent_st *e = event_lookup(he);
+    if (!e) return CUDA_ERROR_INVALID_HANDLE;
+    if (e->ctx->sticky) return e->ctx->sticky;
+    *out = e;
+    return CUDA_SUCCESS;
+}
+
+static CUresult event_query(CUevent he)
+{
+    struct CUevent_st *e;
+    CUresult rc = event_check(he, &e);
+    if (rc) return rc;
+    if (!e->recorded) return CUDA_SUCCESS;
+    run_a_little();
+    int crc = vmgpu_event_query(e->core);
+    if (crc == VMGPU_ERR_NOT_READY) {
+        uint32_t st = 0;
+        vmgpu_reg_read(vmgpu_dev_hal(g_dev), VMGPU_RING_REG(e->ring, VMGPU_RING_STATUS), &st);
+        if (!(st & VMGPU_RING_STATUS_FAULTED_MASK)) return CUDA_ERROR_NOT_READY;
+        crc = vmgpu_event_wait(e->core);
+    }
+    return cu_core_err(e->ctx, crc);
+}
+CUresult CUDAAPI cuEventQuery(CUevent hEvent) { LOCKED("cuEventQuery", event_query(hEvent)); }
+
+static CUresult event_sync(CUevent he)
+{
+    struct CUevent_st *e;
+    CUresult rc = event_check(he, &e);
+    if (rc) return rc;
+    if (!e->recorded) return CUDA_SUCCESS;
+    return cu_core_err(e->ctx, vmgpu_event_wait(e->core));
+}
+CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) { LOCKED("cuEventSynchronize", event_sync(hEvent)); }
+
+/* Times come from the device's cycle counter at the nominal clock (VMGPU_CLOCK_HZ). */
+static CUresult event_elapsed(float *ms, CUevent hs, CUevent he)
+{
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    if (!ms) return CUDA_ERROR_INVALID_VALUE;
+    struct CUevent_st *a = event_lookup(hs), *b = event_lookup(he);
+    if (!a || !b) return CUDA_ERROR_INVALID_HANDLE;
+    if (a->ctx->sticky) return a->ctx->sticky;
+    if (b->ctx->sticky) return b->ctx->sticky;
+    if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING) return CUDA_ERROR_INVALID_HANDLE;
+    if (!a->recorded || !b->recorded) return CUDA_ERROR_INVALID_HANDLE;
+    run_a_little();
+    int qa = vmgpu_event_query(a->core), qb = vmgpu_event_query(b->core);
+    if (qa == VMGPU_ERR_NOT_READY || qb == VMGPU_ERR_NOT_READY) return CUDA_ERROR_NOT_READY;
+    if (qa) return cu_core_err(a->ctx, qa);
+    if (qb) return cu_core_err(b->ctx, qb);
+    uint64_t ca, cb;
+    int crc = vmgpu_event_cycles(a->core, &ca);
+    if (!crc) crc = vmgpu_event_cycles(b->core, &cb);
+    if (crc) return cu_core_err(a->ctx, crc);
+    *ms = (float)((double)(int64_t)(cb - ca) * 1000.0 / (double)VMGPU_CLOCK_HZ);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    LOCKED("cuEventElapsedTime", event_elapsed(pMilliseconds, hStart, hEnd));
+}
+CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    LOCKED("cuEventElapsedTime_v2", event_elapsed(pMilliseconds, hStart, hEnd));
+}
+
+static CUresult event_destroy(CUevent he)
+{
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    struct CUevent_st *e = event_lookup(he);
+    if (!e) return CUDA_ERROR_INVALID_HANDLE;
+    /* The timestamp slot must not be reused while the device may still write it. */
+    if (e->recorded && vmgpu_event_query(e->core) == VMGPU_ERR_NOT_READY) vmgpu_event_wait(e->core);
+    cu_sweep_faults();
+    vmgpu_event_destroy(e->core);
+    e->core = NULL;
+    e->live = 0;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventDestroy(CUevent hEvent) { LOCKED("cuEventDestroy", event_destroy(hEvent)); }
+
+/* ------------------------------------------------------------ module, kernels */
+
+static const char *const k_fn_names[6] = {
+    VMGPU_BUILTIN_FILL_I32, VMGPU_BUILTIN_COPY_I32, VMGPU_BUILTIN_ADD_I32,
+    VMGPU_BUILTIN_SCALE_I32, VMGPU_BUILTIN_AXPY_I32, VMGPU_BUILTIN_REDUCE_SUM_I32,
+};
+static const unsigned k_fn_kernel[6] = {
+    VMGPU_KERNEL_FILL, VMGPU_KERNEL_COPY, VMGPU_KERNEL_ADD,
+    VMGPU_KERNEL_SCALE, VMGPU_KERNEL_AXPY, VMGPU_KERNEL_REDUCE_SUM,
+};
+
+static CUresult module_load(CUmodule *pm, const void *image)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    if (!pm || !image) return CUDA_ERROR_INVALID_VALUE;
+    /* Compare without reading past a shorter image's terminator. */
+    if (strncmp(image, VMGPU_BUILTIN_IMAGE, sizeof VMGPU_BUILTIN_IMAGE) != 0) return CUDA_ERROR_INVALID_IMAGE;
+    struct CUmod_st *m = calloc(1, sizeof *m);
+    if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+    m->magic = MODULE_MAGIC;
+    m->live = 1;
+    m->ctx = c;
+    for (unsigned i = 0; i < 6; i++) {
+        m->fn[i].magic = FUNC_MAGIC;
+        m->fn[i].mod = m;
+        m->fn[i].kernel = k_fn_kernel[i];
+        m->fn[i].name = k_fn_names[i];
+    }
+    m->next = g_mods;
+    g_mods = m;
+    *pm = m;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
+{
+    LOCKED("cuModuleLoadData", module_load(module, image));
+}
+CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
+                                    CUjit_option *options, void **optionValues)
+{
+    if (numOptions && (!options || !optionValues)) return CUDA_ERROR_INVALID_VALUE;
+    LOCKED("cuModuleLoadDataEx", module_load(module, image));
+}
+
+static CUresult module_get_function(CUfunction *pf, CUmodule hm, const char *name)
+{
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    if (!pf || !name) return CUDA_ERROR_INVALID_VALUE;
+    struct CUmod_st *m = mod_lookup(hm);
+    if (!m) return CUDA_ERROR_INVALID_HANDLE;
+    if (m->ctx->sticky) return m->ctx->sticky;
+    for (unsigned i = 0; i < 6; i++)
+        if (!strcmp(name, m->fn[i].name)) {
+            *pf = &m->fn[i];
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_NOT_FOUND;
+}
+CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    LOCKED("cuModuleGetFunction", module_get_function(hfunc, hmod, name));
+}
+
+static CUresult module_unload(CUmodule hm)
+{
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    struct CUmod_st *m = mod_lookup(hm);
+    if (!m) return CUDA_ERROR_INVALID_HANDLE;
+    m->live = 0;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuModuleUnload(CUmodule hmod) { LOCKED("cuModuleUnload", module_unload(hmod)); }
+
+static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                       unsigned bz, unsigned shmem, CUstream hs, void **params, void **extra)
+{
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    struct CUfunc_st *fn = func_lookup(f);
+    if (!fn) return CUDA_ERROR_INVALID_HANDLE;
+    struct CUctx_st *c;
+    vmgpu_stream *s;
+    rc = cu_stream_resolve(hs, &c, &s);
+    if (rc) return rc;
+    if (fn->mod->ctx != c) return CUDA_ERROR_INVALID_HANDLE;
+    if (!gx || !gy || !gz || !bx || !by || !bz) return CUDA_ERROR_INVALID_VALUE;
+    if (bx > 1024 || by > 1024 || bz > 64 || (uint64_t)bx * by * bz > 1024) return CUDA_ERROR_INVALID_VALUE;
+    if (gx > 2147483647u || gy > 65535 || gz > 65535) return CUDA_ERROR_INVALID_VALUE;
+    if (shmem > 49152) return CUDA_ERROR_INVALID_VALUE;
+    if (extra || !params) return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < VMGPU_BUILTIN_NPARAMS; i++)
+        if (!params[i]) return CUDA_ERROR_INVALID_VALUE;
+    CUdeviceptr dst = *(CUdeviceptr *)params[0], a = *(CUdeviceptr *)params[1], b = *(CUdeviceptr *)params[2];
+    int n = *(int *)params[3], scalar = *(int *)params[4];
+    if (n < 0) return CUDA_ERROR_INVALID_VALUE;
+    if ((uint64_t)gx * gy * gz * bx * by * bz < (uint64_t)n) return CUDA_ERROR_INVALID_VALUE;
+    if (n == 0) return CUDA_SUCCESS;
+    /* Operands the kernel does not read are not handed to the hardware. */
+    unsigned k = fn->kernel;
+    if (k == VMGPU_KERNEL_FILL) a = 0;
+    if (k != VMGPU_KERNEL_ADD && k != VMGPU_KERNEL_AXPY) b = 0;
+    if (dst >= CU_VA_HI || a >= CU_VA_HI || b >= CU_VA_HI) return CUDA_ERROR_INVALID_VALUE;
+    if ((dst | a | b) & 3) return CUDA_ERROR_INVALID_VALUE;
+    cu_trace("cuLaunchKernel %s<<<(%u,%u,%u),(%u,%u,%u)>>>(dst 0x%08llx, a 0x%08llx, b 0x%08llx, n %d, scalar %d)",
+             fn->name, gx, gy, gz, bx, by, bz, (unsigned long long)dst, (unsigned long long)a,
+             (unsigned long long)b, n, scalar);
+    int crc = vmgpu_cmd_launch(s, k, (uint32_t)dst, (uint32_t)a, (uint32_t)b, (uint32_t)n, (uint32_t)scalar);
+    if (!crc) crc = vmgpu_stream_submit(s, NULL);
+    return cu_core_err(c, crc);
+}
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                void **kernelParams, void **extra)
+{
+    LOCKED("cuLaunchKernel", launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+                                    sharedMemBytes, hStream, kernelParams, extra));
+}
+CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                     unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                     unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                     void **kernelParams, void **extra)
+{
+    LOCKED("cuLaunchKernel_ptsz", launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+                                         sharedMemBytes, hStream, kernelParams, extra));
+}

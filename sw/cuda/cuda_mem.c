@@ -1,0 +1,886 @@
+/*
+ * vmgpu's CUDA driver API: the virtual memory management family (cuMemAddressReserve,
+ * cuMemCreate, cuMemMap, cuMemSetAccess, ...), cuMemAlloc built on it, pinned and registered
+ * host memory through the host aperture, copies, fills and pointer queries.
+ *
+ * Granularity: VMGPU_GRANULE (64 KiB) for address, size and offset of every VMM call, while the
+ * MMU translates and faults per 4 KiB page (VMGPU_PAGE_SIZE).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "cuda_internal.h"
+#include "cuda_priv.h"
+
+#define GRAN VMGPU_GRANULE
+#define PAGE VMGPU_PAGE_SIZE
+
+static cu_dalloc *g_bounce;
+
+static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+/* ------------------------------------------------------------ VMM: granularity */
+
+static CUresult check_prop(const CUmemAllocationProp *prop)
+{
+    if (!prop) return CUDA_ERROR_INVALID_VALUE;
+    if (prop->type != CU_MEM_ALLOCATION_TYPE_PINNED) return CUDA_ERROR_INVALID_VALUE;
+    if (prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
+    if (prop->location.id != 0) return CUDA_ERROR_INVALID_DEVICE;
+    if (prop->requestedHandleTypes != CU_MEM_HANDLE_TYPE_NONE &&
+        prop->requestedHandleTypes != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    if (prop->allocFlags.compressionType != CU_MEM_ALLOCATION_COMP_NONE) return CUDA_ERROR_NOT_SUPPORTED;
+    return CUDA_SUCCESS;
+}
+
+static CUresult granularity(size_t *g, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags opt)
+{
+    CUresult rc = cu_current_opt(NULL);
+    if (rc) return rc;
+    if (!g) return CUDA_ERROR_INVALID_VALUE;
+    if (opt != CU_MEM_ALLOC_GRANULARITY_MINIMUM && opt != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)
+        return CUDA_ERROR_INVALID_VALUE;
+    rc = check_prop(prop);
+    if (rc) return rc;
+    *g = GRAN;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity_, const CUmemAllocationProp *prop,
+                                               CUmemAllocationGranularity_flags option)
+{
+    LOCKED("cuMemGetAllocationGranularity", granularity(granularity_, prop, option));
+}
+
+/* ---------------------------------------------------------- VMM: create, release */
+
+static CUresult mem_create(CUmemGenericAllocationHandle *handle, size_t size,
+                           const CUmemAllocationProp *prop, unsigned long long flags)
+{
+    CUresult rc = cu_current_opt(NULL);
+    if (rc) return rc;
+    if (!handle || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    rc = check_prop(prop);
+    if (rc) return rc;
+    if (size == 0 || size % GRAN) return CUDA_ERROR_INVALID_VALUE;
+    if (size > g_info.user_bytes) return CUDA_ERROR_OUT_OF_MEMORY;
+    cu_alloc *a = cu_alloc_new((uint32_t)size, prop, 0, &rc);
+    if (!a) return rc;
+    *handle = a->id;
+    cu_trace("cuMemCreate: handle 0x%llx = device memory pa 0x%08x, 0x%zx bytes (%zu granules, %zu pages)",
+             (unsigned long long)a->id, a->pa, size, size / GRAN, size / PAGE);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+                             const CUmemAllocationProp *prop, unsigned long long flags)
+{
+    LOCKED("cuMemCreate", mem_create(handle, size, prop, flags));
+}
+
+static CUresult mem_release(CUmemGenericAllocationHandle handle)
+{
+    CUresult rc = cu_current_opt(NULL);
+    if (rc) return rc;
+    cu_alloc *a = cu_alloc_lookup(handle);
+    if (!a) return CUDA_ERROR_INVALID_VALUE;
+    a->refs--;
+    if (a->nmaps) cu_trace("cuMemRelease: handle 0x%llx released; memory lives until its %u mapping(s) are unmapped",
+                           (unsigned long long)handle, a->nmaps);
+    cu_alloc_maybe_free(a);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle) { LOCKED("cuMemRelease", mem_release(handle)); }
+
+static CUresult mem_props(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
+{
+    CUresult rc = cu_current_opt(NULL);
+    if (rc) return rc;
+    if (!prop) return CUDA_ERROR_INVALID_VALUE;
+    cu_alloc *a = cu_alloc_lookup(handle);
+    if (!a) return CUDA_ERROR_INVALID_VALUE;
+    *prop = a->prop;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+                                                        CUmemGenericAllocationHandle handle)
+{
+    LOCKED("cuMemGetAllocationPropertiesFromHandle", mem_props(prop, handle));
+}
+
+static CUresult mem_retain(CUmemGenericAllocationHandle *handle, void *addr)
+{
+    CUresult rc = cu_current_opt(NULL);
+    if (rc) return rc;
+    if (!handle) return CUDA_ERROR_INVALID_VALUE;
+    cu_map *m = cu_map_find((uint64_t)(uintptr_t)addr);
+    if (!m || !m->alloc || m->alloc->internal) return CUDA_ERROR_INVALID_VALUE;
+    m->alloc->refs++;
+    *handle = m->alloc->id;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
+{
+    LOCKED("cuMemRetainAllocationHandle", mem_retain(handle, addr));
+}
+
+/*
+ * Shareable handles: a POSIX file descriptor of a memfd made for the allocation at its first
+ * export (named "vmgpu-alloc-<handle>"); each export hands out a dup() the caller owns. Import
+ * recognises the allocation by the fd's inode. The device memory of the simulated device lives
+ * in this process, so an fd sent to another process imports nothing there
+ * (CUDA_ERROR_INVALID_VALUE): sharing works within a process only.
+ */
+static CUresult mem_export(void *shareable, CUmemGenericAllocationHandle handle,
+                           CUmemAllocationHandleType type, unsigned long long flags)
+{
+    CUresult rc = cu_current_opt(NULL);
+    if (rc) return rc;
+    if (!shareable || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    cu_alloc *a = cu_alloc_lookup(handle);
+    if (!a) return CUDA_ERROR_INVALID_VALUE;
+    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
+    if (!(a->prop.requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (a->memfd < 0) {
+        char name[64];
+        snprintf(name, sizeof name, "vmgpu-alloc-%llx", (unsigned long long)a->id);
+        int fd = memfd_create(name, MFD_CLOEXEC);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st)) {
+            if (fd >= 0) close(fd);
+            return CUDA_ERROR_OPERATING_SYSTEM;
+        }
+        a->memfd = fd;
+        a->fd_dev = st.st_dev;
+        a->fd_ino = st.st_ino;
+    }
+    int fd = dup(a->memfd);
+    if (fd < 0) return CUDA_ERROR_OPERATING_SYSTEM;
+    *(int *)shareable = fd;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle,
+                                              CUmemAllocationHandleType handleType, unsigned long long flags)
+{
+    LOCKED("cuMemExportToShareableHandle", mem_export(shareableHandle, handle, handleType, flags));
+}
+
+static CUresult mem_import(CUmemGenericAllocationHandle *handle, void *os, CUmemAllocationHandleType type)
+{
+    CUresult rc = cu_current_opt(NULL);
+    if (rc) return rc;
+    if (!handle) return CUDA_ERROR_INVALID_VALUE;
+    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
+    int fd = (int)(intptr_t)os;
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st)) return CUDA_ERROR_INVALID_VALUE;
+    for (cu_alloc *a = g_allocs; a; a = a->next)
+        if (a->memfd >= 0 && a->fd_dev == st.st_dev && a->fd_ino == st.st_ino && !a->internal) {
+            a->refs++;
+            *handle = a->id;
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle,
+                                                CUmemAllocationHandleType shHandleType)
+{
+    LOCKED("cuMemImportFromShareableHandle", mem_import(handle, osHandle, shHandleType));
+}
+
+/* ------------------------------------------------------ VMM: reserve, map, access */
+
+static CUresult addr_reserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
+                             unsigned long long flags)
+{
+    CUresult rc = cu_current_opt(NULL);
+    if (rc) return rc;
+    if (!ptr || flags != 0 || size == 0 || size % GRAN) return CUDA_ERROR_INVALID_VALUE;
+    if (alignment && ((alignment & (alignment - 1)) || alignment % GRAN)) return CUDA_ERROR_INVALID_VALUE;
+    if (addr % GRAN) return CUDA_ERROR_INVALID_VALUE;
+    uint32_t va;
+    rc = cu_va_reserve(size, alignment, addr, 0, &va);
+    if (rc) return rc;
+    *ptr = va;
+    cu_trace("cuMemAddressReserve: VA [0x%08x, 0x%08llx) reserved in every context", va,
+             (unsigned long long)va + size);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
+                                     unsigned long long flags)
+{
+    LOCKED("cuMemAddressReserve", addr_reserve(ptr, size, alignment, addr, flags));
+}
+
+static CUresult addr_free(CUdeviceptr ptr, size_t size)
+{
+    CUresult rc = cu_current_opt(NULL);
+    if (rc) return rc;
+    cu_resv *r = NULL;
+    for (cu_resv *x = g_resvs; x; x = x->next)
+        if (x->va == ptr && !x->internal) r = x;
+    if (!r || r->size != size) return CUDA_ERROR_INVALID_VALUE;
+    for (cu_map *m = g_maps; m; m = m->next)
+        if (m->va >= r->va && m->va < (uint64_t)r->va + r->size) return CUDA_ERROR_INVALID_VALUE;
+    cu_va_free(r);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size) { LOCKED("cuMemAddressFree", addr_free(ptr, size)); }
+
+static CUresult mem_map(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
+                        unsigned long long flags)
+{
+    CUresult rc = cu_current_opt(NULL);
+    if (rc) return rc;
+    if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    cu_alloc *a = cu_alloc_lookup(handle);
+    if (!a) return CUDA_ERROR_INVALID_VALUE;
+    if (size == 0 || ptr % GRAN || size % GRAN || offset % GRAN) return CUDA_ERROR_INVALID_VALUE;
+    if (offset != 0) return CUDA_ERROR_INVALID_VALUE;  /* "currently must be zero" */
+    if ((uint64_t)offset + size > a->size) return CUDA_ERROR_INVALID_VALUE;
+    cu_resv *r = cu_resv_find(ptr, size);
+    if (!r || r->internal) return CUDA_ERROR_INVALID_VALUE;
+    for (cu_map *m = g_maps; m; m = m->next)
+        if (ptr < (uint64_t)m->va + m->size && m->va < ptr + size) return CUDA_ERROR_INVALID_VALUE;
+    rc = cu_map_add((uint32_t)ptr, (uint32_t)size, a->pa + (uint32_t)offset, 0, a, NULL);
+    if (rc) return rc;
+    cu_trace("cuMemMap: VA [0x%08llx, +0x%zx) -> pa 0x%08x: %zu PTEs valid, no access until cuMemSetAccess",
+             (unsigned long long)ptr, size, a->pa, size / PAGE);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
+                          unsigned long long flags)
+{
+    LOCKED("cuMemMap", mem_map(ptr, size, offset, handle, flags));
+}
+
+static CUresult mem_unmap(CUdeviceptr ptr, size_t size)
+{
+    CUresult rc = cu_current_opt(NULL);
+    if (rc) return rc;
+    if (size == 0 || ptr % GRAN || size % GRAN) return CUDA_ERROR_INVALID_VALUE;
+    /* The range must be exactly a run of whole (user) mappings. */
+    uint64_t v = ptr, end = ptr + size;
+    while (v < end) {
+        cu_map *m = cu_map_find(v);
+        if (!m || m->va != v || (uint64_t)m->va + m->size > end || !m->alloc || m->alloc->internal)
+            return CUDA_ERROR_INVALID_VALUE;
+        v += m->size;
+    }
+    v = ptr;
+    while (v < end) {
+        cu_map *m = cu_map_find(v);
+        v += m->size;
+        cu_map_remove(m);
+    }
+    cu_trace("cuMemUnmap: VA [0x%08llx, +0x%zx): PTEs invalid, TLB entries invalidated",
+             (unsigned long long)ptr, size);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size) { LOCKED("cuMemUnmap", mem_unmap(ptr, size)); }
+
+static CUresult check_location(const CUmemLocation *loc)
+{
+    if (loc->type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
+    if (loc->id != 0) return CUDA_ERROR_INVALID_DEVICE;
+    return CUDA_SUCCESS;
+}
+
+static CUresult mem_set_access(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
+{
+    CUresult rc = cu_current_opt(NULL);
+    if (rc) return rc;
+    if (!desc || count == 0 || size == 0 || ptr % GRAN || size % GRAN) return CUDA_ERROR_INVALID_VALUE;
+    unsigned acc = 0;
+    for (size_t i = 0; i < count; i++) {
+        rc = check_location(&desc[i].location);
+        if (rc) return rc;
+        if (desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE && desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
+            desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+            return CUDA_ERROR_INVALID_VALUE;
+        acc = (unsigned)desc[i].flags;
+    }
+    if (ptr + size > CU_VA_HI || !cu_range_mapped(ptr, size)) return CUDA_ERROR_INVALID_VALUE;
+    for (uint64_t v = ptr; v < ptr + size; v += GRAN) {
+        cu_map *m = cu_map_find(v);
+        if (m->host || !m->alloc || m->alloc->internal) return CUDA_ERROR_INVALID_VALUE;
+    }
+    rc = cu_set_access(ptr, size, acc);
+    if (!rc)
+        cu_trace("cuMemSetAccess: VA [0x%08llx, +0x%zx) now %s for the device: PTE R/W bits rewritten",
+                 (unsigned long long)ptr, size, acc == 3 ? "read-write" : acc == 1 ? "read-only" : "no access");
+    return rc;
+}
+CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
+{
+    LOCKED("cuMemSetAccess", mem_set_access(ptr, size, desc, count));
+}
+
+static CUresult mem_get_access(unsigned long long *flags, const CUmemLocation *loc, CUdeviceptr ptr)
+{
+    CUresult rc = cu_current_opt(NULL);
+    if (rc) return rc;
+    if (!flags || !loc) return CUDA_ERROR_INVALID_VALUE;
+    rc = check_location(loc);
+    if (rc) return rc;
+    cu_map *m = cu_map_find(ptr);
+    if (!m) return CUDA_ERROR_INVALID_VALUE;
+    *flags = m->acc[(ptr - m->va) / GRAN];
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)
+{
+    LOCKED("cuMemGetAccess", mem_get_access(flags, location, ptr));
+}
+
+/* ------------------------------------------------------------------ cuMemAlloc */
+
+static void dalloc_link(cu_dalloc *d)
+{
+    d->next = g_dallocs;
+    g_dallocs = d;
+}
+
+static cu_dalloc *dalloc_at(uint64_t va, int kind_mask)
+{
+    for (cu_dalloc *d = g_dallocs; d; d = d->next)
+        if ((kind_mask >> d->kind) & 1 && d->va == va) return d;
+    return NULL;
+}
+
+/* The allocation (any kind but the bounce buffer) whose device range holds va. */
+static cu_dalloc *dalloc_containing(uint64_t va)
+{
+    for (cu_dalloc *d = g_dallocs; d; d = d->next)
+        if (d->kind != DA_BOUNCE && va >= d->va && va < d->va + (d->bytes ? d->bytes : 1)) return d;
+    return NULL;
+}
+
+/* Host kinds: the registration holding host bytes [p, p+n). */
+static cu_dalloc *dalloc_host(const void *p, size_t n)
+{
+    const uint8_t *q = p;
+    for (cu_dalloc *d = g_dallocs; d; d = d->next) {
+        if (d->kind == DA_DEVICE || d->kind == DA_BOUNCE) continue;
+        const uint8_t *h = d->host;
+        if (q >= h && q + n <= h + d->bytes && q < h + (d->bytes ? d->bytes : 1)) return d;
+    }
+    return NULL;
+}
+
+void cu_dalloc_free(cu_dalloc *d)
+{
+    cu_map *m = cu_map_find(d->map_va);
+    if (m) cu_map_remove(m);
+    cu_resv *r = cu_resv_find(d->map_va, d->map_size);
+    if (r) cu_va_free(r);
+    if (d->kind == DA_DEVICE) {
+        d->alloc->refs--;
+        cu_alloc_maybe_free(d->alloc);
+    } else {
+        vmgpu_host_unregister(g_dev, d->host_page);
+        if (d->kind != DA_HOST_REGISTER) free(d->host_page);
+    }
+    for (cu_dalloc **p = &g_dallocs; *p; p = &(*p)->next)
+        if (*p == d) {
+            *p = d->next;
+            break;
+        }
+    free(d);
+}
+
+static CUresult dev_alloc(struct CUctx_st *c, size_t bytes, cu_dalloc **out)
+{
+    uint64_t size = round_up(bytes, GRAN);
+    if (size > g_info.user_bytes) return CUDA_ERROR_OUT_OF_MEMORY;
+    cu_dalloc *d = calloc(1, sizeof *d);
+    if (!d) return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc;
+    CUmemAllocationProp prop = {0};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    cu_alloc *a = cu_alloc_new((uint32_t)size, &prop, 1, &rc);
+    if (!a) {
+        free(d);
+        return rc;
+    }
+    uint32_t va;
+    rc = cu_va_reserve(size, GRAN, 0, 1, &va);
+    if (!rc) {
+        rc = cu_map_add(va, (uint32_t)size, a->pa, 0, a, NULL);
+        if (!rc) {
+            rc = cu_set_access(va, size, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+            if (rc) cu_map_remove(cu_map_find(va));
+        }
+        if (rc) cu_va_free(cu_resv_find(va, size));
+    }
+    if (rc) {
+        a->refs = 0;
+        cu_alloc_maybe_free(a);
+        free(d);
+        return rc;
+    }
+    d->kind = DA_DEVICE;
+    d->va = d->map_va = va;
+    d->map_size = (uint32_t)size;
+    d->bytes = bytes;
+    d->alloc = a;
+    d->ctx = c;
+    dalloc_link(d);
+    *out = d;
+    return CUDA_SUCCESS;
+}
+
+static CUresult mem_alloc(CUdeviceptr *dptr, size_t bytes)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    if (!dptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+    cu_dalloc *d = NULL;
+    rc = dev_alloc(c, bytes, &d);
+    if (rc) return rc;
+    *dptr = d->va;
+    cu_trace("cuMemAlloc(%zu): reserve + create + map + set access RW at VA 0x%08x (pa 0x%08x)", bytes,
+             d->va, d->alloc->pa);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize) { LOCKED("cuMemAlloc", mem_alloc(dptr, bytesize)); }
+
+static CUresult mem_free(CUdeviceptr p)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    cu_dalloc *d = dalloc_at(p, 1 << DA_DEVICE);
+    if (!d) return CUDA_ERROR_INVALID_VALUE;
+    /* Work still using it runs first (cuMemFree synchronises like NVIDIA's). */
+    rc = cu_ctx_sync(c);
+    if (rc) return rc;
+    cu_dalloc_free(d);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemFree(CUdeviceptr dptr) { LOCKED("cuMemFree", mem_free(dptr)); }
+
+static CUresult mem_info(size_t *free_b, size_t *total)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    if (!free_b || !total) return CUDA_ERROR_INVALID_VALUE;
+    uint32_t fb = 0;
+    vmgpu_phys_stats(g_dev, &fb, NULL);
+    *free_b = fb;
+    *total = g_info.mem_size;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemGetInfo(size_t *free, size_t *total) { LOCKED("cuMemGetInfo", mem_info(free, total)); }
+
+static CUresult addr_range(CUdeviceptr *pbase, size_t *psize, CUdeviceptr p)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    cu_dalloc *d = dalloc_containing(p);
+    if (d) {
+        if (pbase) *pbase = d->va;
+        if (psize) *psize = d->bytes;
+        return CUDA_SUCCESS;
+    }
+    cu_map *m = cu_map_find(p);
+    if (!m || m->host) return CUDA_ERROR_NOT_FOUND;
+    if (pbase) *pbase = m->va;
+    if (psize) *psize = m->size;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
+{
+    LOCKED("cuMemGetAddressRange", addr_range(pbase, psize, dptr));
+}
+
+/* -------------------------------------------------------------- host memory */
+
+/* Register [p, p+bytes) (rounded out to pages) and map it RW (or R) everywhere. */
+static CUresult host_map(void *p, size_t bytes, int kind, unsigned flags, int read_only, cu_dalloc **out)
+{
+    uintptr_t start = (uintptr_t)p & ~(uintptr_t)(PAGE - 1);
+    uint64_t hbytes = round_up((uintptr_t)p + bytes, PAGE) - start;
+    uint64_t vsize = round_up(hbytes, GRAN);
+    if (hbytes >= (1ull << 31)) return CUDA_ERROR_OUT_OF_MEMORY;
+    cu_dalloc *d = calloc(1, sizeof *d);
+    if (!d) return CUDA_ERROR_OUT_OF_MEMORY;
+    uint32_t haddr, va;
+    int crc = vmgpu_host_register(g_dev, (void *)start, hbytes, &haddr);
+    if (crc) {
+        free(d);
+        return crc == VMGPU_ERR_OVERLAP ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED : cu_core_err(NULL, crc);
+    }
+    CUresult rc = cu_va_reserve(vsize, GRAN, 0, 1, &va);
+    cu_map *m = NULL;
+    if (!rc) {
+        rc = cu_map_add(va, (uint32_t)hbytes, haddr, 1, NULL, &m);
+        if (!rc) {
+            rc = cu_set_access(va, hbytes, read_only ? CU_MEM_ACCESS_FLAGS_PROT_READ
+                                                     : CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+            if (rc) cu_map_remove(m);
+        }
+        if (rc) cu_va_free(cu_resv_find(va, vsize));
+    }
+    if (rc) {
+        vmgpu_host_unregister(g_dev, (void *)start);
+        free(d);
+        return rc;
+    }
+    d->kind = kind;
+    d->map_va = va;
+    d->map_size = (uint32_t)vsize;
+    d->va = va + (uint32_t)((uintptr_t)p - start);
+    d->bytes = bytes;
+    d->host = p;
+    d->host_page = (void *)start;
+    d->host_bytes = hbytes;
+    d->haddr = haddr;
+    d->flags = flags;
+    d->ctx = cu_current_raw();
+    dalloc_link(d);
+    if (out) *out = d;
+    cu_trace("host memory %p (+%zu) registered: host frames at 0x%08x, device VA 0x%08x (host aperture, zero copy)",
+             p, bytes, haddr, d->va);
+    return CUDA_SUCCESS;
+}
+
+CUresult cu_bounce_init(void)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, PAGE, BOUNCE_BYTES)) return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult rc = host_map(p, BOUNCE_BYTES, DA_BOUNCE, 0, 0, &g_bounce);
+    if (rc) free(p);
+    return rc;
+}
+
+static CUresult host_alloc(void **pp, size_t bytes, unsigned flags)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    if (!pp || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+    if (flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (bytes >= (1ull << 31)) return CUDA_ERROR_OUT_OF_MEMORY;
+    void *p = NULL;
+    if (posix_memalign(&p, PAGE, round_up(bytes, PAGE))) return CUDA_ERROR_OUT_OF_MEMORY;
+    rc = host_map(p, bytes, DA_HOST_ALLOC, flags, 0, NULL);
+    if (rc) {
+        free(p);
+        return rc;
+    }
+    *pp = p;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemAllocHost(void **pp, size_t bytesize) { LOCKED("cuMemAllocHost", host_alloc(pp, bytesize, 0)); }
+CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+    LOCKED("cuMemHostAlloc", host_alloc(pp, bytesize, Flags));
+}
+
+static CUresult host_free(void *p)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    cu_dalloc *d = NULL;
+    for (cu_dalloc *x = g_dallocs; x; x = x->next)
+        if (x->kind == DA_HOST_ALLOC && x->host == p) d = x;
+    if (!d) return CUDA_ERROR_INVALID_VALUE;
+    rc = cu_ctx_sync(c);
+    if (rc) return rc;
+    cu_dalloc_free(d);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemFreeHost(void *p) { LOCKED("cuMemFreeHost", host_free(p)); }
+
+static CUresult host_register(void *p, size_t bytes, unsigned flags)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    if (!p || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+    if (flags & ~(unsigned)(CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+                            CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (flags & CU_MEMHOSTREGISTER_IOMEMORY) return CUDA_ERROR_NOT_SUPPORTED;
+    /* Any overlap with an existing registration (pages are the unit). */
+    uintptr_t s = (uintptr_t)p & ~(uintptr_t)(PAGE - 1), e = (uintptr_t)round_up((uintptr_t)p + bytes, PAGE);
+    for (cu_dalloc *d = g_dallocs; d; d = d->next) {
+        if (d->kind == DA_DEVICE) continue;
+        uintptr_t ds = (uintptr_t)d->host_page, de = ds + d->host_bytes;
+        if (s < de && ds < e) return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    }
+    return host_map(p, bytes, DA_HOST_REGISTER, flags, (flags & CU_MEMHOSTREGISTER_READ_ONLY) != 0, NULL);
+}
+CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)
+{
+    LOCKED("cuMemHostRegister", host_register(p, bytesize, Flags));
+}
+
+static CUresult host_unregister(void *p)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    cu_dalloc *d = NULL;
+    for (cu_dalloc *x = g_dallocs; x; x = x->next)
+        if (x->kind == DA_HOST_REGISTER && x->host == p) d = x;
+    if (!d) return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    rc = cu_ctx_sync(c);
+    if (rc) return rc;
+    cu_dalloc_free(d);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemHostUnregister(void *p) { LOCKED("cuMemHostUnregister", host_unregister(p)); }
+
+static CUresult host_dptr(CUdeviceptr *pd, void *p, unsigned flags)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    if (!pd || !p || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    cu_dalloc *d = dalloc_host(p, 1);
+    if (!d) return CUDA_ERROR_INVALID_VALUE;
+    *pd = d->va + (CUdeviceptr)((uint8_t *)p - (uint8_t *)d->host);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+{
+    LOCKED("cuMemHostGetDevicePointer", host_dptr(pdptr, p, Flags));
+}
+
+static CUresult host_flags(unsigned *pf, void *p)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    if (!pf || !p) return CUDA_ERROR_INVALID_VALUE;
+    cu_dalloc *d = dalloc_host(p, 1);
+    if (!d || d->kind != DA_HOST_ALLOC) return CUDA_ERROR_INVALID_VALUE;
+    *pf = d->flags | CU_MEMHOSTALLOC_DEVICEMAP;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p) { LOCKED("cuMemHostGetFlags", host_flags(pFlags, p)); }
+
+/* ------------------------------------------------------------------ copies */
+
+CUresult cu_copy(struct CUctx_st *c, vmgpu_stream *s, uint64_t dst, uint64_t src, size_t n, int sync)
+{
+    int rc = VMGPU_OK;
+    for (size_t off = 0; off < n && !rc;) {
+        uint32_t chunk = n - off > (1u << 30) ? (1u << 30) : (uint32_t)(n - off);
+        rc = vmgpu_cmd_copy(s, (uint32_t)(dst + off), (uint32_t)(src + off), chunk);
+        off += chunk;
+    }
+    if (!rc) rc = sync ? vmgpu_stream_sync(s) : vmgpu_stream_submit(s, NULL);
+    return cu_core_err(c, rc);
+}
+
+/* A device range a copy may name: inside mappings (access is the device's business). */
+static int dev_range_ok(uint64_t va, size_t n)
+{
+    return va + n <= CU_VA_HI && va + n > va && cu_range_mapped(va, n);
+}
+
+static CUresult copy_htod(CUdeviceptr dst, const void *src, size_t n, CUstream hs, int async)
+{
+    struct CUctx_st *c;
+    vmgpu_stream *s;
+    CUresult rc = cu_stream_resolve(hs, &c, &s);
+    if (rc) return rc;
+    if (n == 0) return CUDA_SUCCESS;
+    if (!src || !dev_range_ok(dst, n)) return CUDA_ERROR_INVALID_VALUE;
+    cu_dalloc *h = dalloc_host(src, n);
+    if (h) return cu_copy(c, s, dst, h->va + (uint64_t)((const uint8_t *)src - (uint8_t *)h->host), n, !async);
+    /* Pageable memory: staged through the registered bounce buffer, synchronously. */
+    for (size_t off = 0; off < n;) {
+        size_t chunk = n - off > BOUNCE_BYTES ? BOUNCE_BYTES : n - off;
+        memcpy(g_bounce->host, (const uint8_t *)src + off, chunk);
+        rc = cu_copy(c, s, dst + off, g_bounce->va, chunk, 1);
+        if (rc) return rc;
+        off += chunk;
+    }
+    return CUDA_SUCCESS;
+}
+
+static CUresult copy_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream hs, int async)
+{
+    struct CUctx_st *c;
+    vmgpu_stream *s;
+    CUresult rc = cu_stream_resolve(hs, &c, &s);
+    if (rc) return rc;
+    if (n == 0) return CUDA_SUCCESS;
+    if (!dst || !dev_range_ok(src, n)) return CUDA_ERROR_INVALID_VALUE;
+    cu_dalloc *h = dalloc_host(dst, n);
+    if (h) return cu_copy(c, s, h->va + (uint64_t)((uint8_t *)dst - (uint8_t *)h->host), src, n, !async);
+    for (size_t off = 0; off < n;) {
+        size_t chunk = n - off > BOUNCE_BYTES ? BOUNCE_BYTES : n - off;
+        rc = cu_copy(c, s, g_bounce->va, src + off, chunk, 1);
+        if (rc) return rc;
+        memcpy((uint8_t *)dst + off, g_bounce->host, chunk);
+        off += chunk;
+    }
+    return CUDA_SUCCESS;
+}
+
+static CUresult copy_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream hs, int async)
+{
+    struct CUctx_st *c;
+    vmgpu_stream *s;
+    CUresult rc = cu_stream_resolve(hs, &c, &s);
+    if (rc) return rc;
+    if (n == 0) return CUDA_SUCCESS;
+    if (!dev_range_ok(dst, n) || !dev_range_ok(src, n)) return CUDA_ERROR_INVALID_VALUE;
+    return cu_copy(c, s, dst, src, n, !async);
+}
+
+/* cuMemcpy: unified addressing; an address inside a device mapping is device memory, anything
+ * else a host pointer. */
+static CUresult copy_any(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream hs, int async)
+{
+    int ddev = cu_map_find(dst) != NULL, sdev = cu_map_find(src) != NULL;
+    if (ddev && sdev) return copy_dtod(dst, src, n, hs, async);
+    if (ddev) return copy_htod(dst, (const void *)(uintptr_t)src, n, hs, async);
+    if (sdev) return copy_dtoh((void *)(uintptr_t)dst, src, n, hs, async);
+    struct CUctx_st *c;
+    vmgpu_stream *s;
+    CUresult rc = cu_stream_resolve(hs, &c, &s);
+    if (rc) return rc;
+    if (n == 0) return CUDA_SUCCESS;
+    if (!dst || !src) return CUDA_ERROR_INVALID_VALUE;
+    rc = cu_ctx_sync(c);
+    if (rc) return rc;
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
+}
+
+#define NS CU_STREAM_LEGACY
+CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr d, const void *s, size_t n) { LOCKED("cuMemcpyHtoD", copy_htod(d, s, n, NS, 0)); }
+CUresult CUDAAPI cuMemcpyDtoH(void *d, CUdeviceptr s, size_t n) { LOCKED("cuMemcpyDtoH", copy_dtoh(d, s, n, NS, 0)); }
+CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr d, CUdeviceptr s, size_t n) { LOCKED("cuMemcpyDtoD", copy_dtod(d, s, n, NS, 0)); }
+CUresult CUDAAPI cuMemcpy(CUdeviceptr d, CUdeviceptr s, size_t n) { LOCKED("cuMemcpy", copy_any(d, s, n, NS, 0)); }
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr d, const void *s, size_t n, CUstream st)
+{
+    LOCKED("cuMemcpyHtoDAsync", copy_htod(d, s, n, st, 1));
+}
+CUresult CUDAAPI cuMemcpyDtoHAsync(void *d, CUdeviceptr s, size_t n, CUstream st)
+{
+    LOCKED("cuMemcpyDtoHAsync", copy_dtoh(d, s, n, st, 1));
+}
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
+{
+    LOCKED("cuMemcpyDtoDAsync", copy_dtod(d, s, n, st, 1));
+}
+CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
+{
+    LOCKED("cuMemcpyAsync", copy_any(d, s, n, st, 1));
+}
+
+/* ------------------------------------------------------------------- fills */
+
+static CUresult memset_any(CUdeviceptr dst, uint32_t pattern, unsigned esize, size_t count, CUstream hs, int async)
+{
+    struct CUctx_st *c;
+    vmgpu_stream *s;
+    CUresult rc = cu_stream_resolve(hs, &c, &s);
+    if (rc) return rc;
+    if (count == 0) return CUDA_SUCCESS;
+    if (dst % esize) return CUDA_ERROR_INVALID_VALUE;
+    if (count > ((size_t)1 << 32) / esize) return CUDA_ERROR_INVALID_VALUE;
+    size_t n = count * esize;
+    if (!dev_range_ok(dst, n)) return CUDA_ERROR_INVALID_VALUE;
+    int crc = VMGPU_OK;
+    for (size_t off = 0; off < n && !crc;) {
+        uint32_t chunk = n - off > (1u << 30) ? (1u << 30) : (uint32_t)(n - off);
+        crc = vmgpu_cmd_fill(s, (uint32_t)(dst + off), chunk, pattern, esize);
+        off += chunk;
+    }
+    if (!crc) crc = async ? vmgpu_stream_submit(s, NULL) : vmgpu_stream_sync(s);
+    return cu_core_err(c, crc);
+}
+
+CUresult CUDAAPI cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) { LOCKED("cuMemsetD8", memset_any(d, v, 1, n, NS, 0)); }
+CUresult CUDAAPI cuMemsetD16(CUdeviceptr d, unsigned short v, size_t n) { LOCKED("cuMemsetD16", memset_any(d, v, 2, n, NS, 0)); }
+CUresult CUDAAPI cuMemsetD32(CUdeviceptr d, unsigned int v, size_t n) { LOCKED("cuMemsetD32", memset_any(d, v, 4, n, NS, 0)); }
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream st)
+{
+    LOCKED("cuMemsetD8Async", memset_any(d, v, 1, n, st, 1));
+}
+CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream st)
+{
+    LOCKED("cuMemsetD16Async", memset_any(d, v, 2, n, st, 1));
+}
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream st)
+{
+    LOCKED("cuMemsetD32Async", memset_any(d, v, 4, n, st, 1));
+}
+
+/* ---------------------------------------------------------- pointer attributes */
+
+static CUresult ptr_attr(void *data, CUpointer_attribute attr, CUdeviceptr ptr)
+{
+    CUresult rc = cu_current_opt(NULL);
+    if (rc) return rc;
+    if (!data) return CUDA_ERROR_INVALID_VALUE;
+    /* What the pointer is: a cuMemAlloc/pinned range by device address, a pinned/registered
+     * range by host address, or a VMM mapping. */
+    cu_dalloc *d = dalloc_containing(ptr);
+    int by_host = 0;
+    if (!d && (d = dalloc_host((const void *)(uintptr_t)ptr, 1)) != NULL) by_host = 1;
+    cu_map *m = d ? NULL : cu_map_find(ptr);
+    if (m && (m->host || !m->alloc || m->alloc->internal)) m = NULL;
+    if (!d && !m) return CUDA_ERROR_INVALID_VALUE;
+    int host = d && d->kind != DA_DEVICE;
+    uint64_t off = d ? (by_host ? ptr - (uintptr_t)d->host : ptr - d->va) : 0;
+    switch (attr) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+        *(CUcontext *)data = d && d->ctx && cu_ctx_lookup(d->ctx) ? d->ctx : NULL;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+        *(unsigned int *)data = host ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+        *(CUdeviceptr *)data = d ? d->va + off : ptr;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+        if (!host) return CUDA_ERROR_INVALID_VALUE;
+        *(void **)data = (uint8_t *)d->host + off;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+        *(CUdeviceptr *)data = d ? (by_host ? (CUdeviceptr)(uintptr_t)d->host : d->va) : m->va;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+        *(size_t *)data = d ? d->bytes : m->size;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MAPPED:
+        *(int *)data = 1;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+        *(int *)data = 0;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+        *(int *)data = 0;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+        *(unsigned long long *)data = d ? (unsigned long long)d->map_va : m->alloc->id;
+        return CUDA_SUCCESS;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+    LOCKED("cuPointerGetAttribute", ptr_attr(data, attribute, ptr));
+}

@@ -1,0 +1,60 @@
+/* Shared helpers of the sw/cuda files (all called with g_lock held). */
+#ifndef VMGPU_CUDA_PRIV_H
+#define VMGPU_CUDA_PRIV_H
+
+#include <unistd.h>
+
+#include "cuda_internal.h"
+
+/* Every entry point: take the library lock, run, trace the result. */
+#define LOCKED(name, call) do { cu_lock(); cu_trace("%s", name); CUresult rc_ = (call); \
+    cu_trace_rc(name, rc_); cu_unlock(); return rc_; } while (0)
+
+extern pthread_mutex_t g_lock;
+extern int g_inited;
+extern vmgpu_dev *g_dev;
+extern vmgpu_dev_info g_info;
+extern struct CUctx_st *g_ctxs;
+extern cu_alloc *g_allocs;
+extern cu_resv *g_resvs;
+extern cu_map *g_maps;
+extern cu_dalloc *g_dallocs;
+
+void cu_lock(void);
+void cu_unlock(void);
+void cu_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+CUresult cu_trace_rc(const char *name, CUresult rc);
+
+CUresult cu_need_init(void);
+struct CUctx_st *cu_ctx_lookup(CUcontext c);
+struct CUctx_st *cu_current_raw(void);
+CUresult cu_current(struct CUctx_st **out);
+CUresult cu_current_opt(struct CUctx_st **out);
+void cu_sweep_faults(void);
+CUresult cu_core_err(struct CUctx_st *c, int rc);
+CUresult cu_ctx_sync(struct CUctx_st *c);
+
+CUresult cu_va_reserve(uint64_t size, uint64_t align, uint64_t hint, int internal, uint32_t *out);
+cu_resv *cu_resv_find(uint64_t va, uint64_t size);
+void cu_va_free(cu_resv *r);
+CUresult cu_map_add(uint32_t va, uint32_t size, uint32_t pa, int host, cu_alloc *a, cu_map **out);
+cu_map *cu_map_find(uint64_t va);
+int cu_range_mapped(uint64_t va, uint64_t size);
+void cu_map_remove(cu_map *m);
+CUresult cu_set_access(uint64_t va, uint64_t size, unsigned acc);
+cu_alloc *cu_alloc_new(uint32_t size, const CUmemAllocationProp *prop, int internal, CUresult *err);
+cu_alloc *cu_alloc_lookup(CUmemGenericAllocationHandle h);
+void cu_alloc_maybe_free(cu_alloc *a);
+int cu_mirror_replay(vmgpu_ctx *core);
+
+/* cuda_mem.c */
+CUresult cu_bounce_init(void);
+void cu_dalloc_free(cu_dalloc *d);
+/* cuda_exec.c: streams, events and modules of a context being destroyed. */
+void cu_ctx_release_objects(struct CUctx_st *c);
+/* The core stream a CUstream means (NULL/legacy/per-thread: the context's NULL stream). */
+CUresult cu_stream_resolve(CUstream h, struct CUctx_st **ctx, vmgpu_stream **s);
+/* Device-side copy between two device addresses on s (queued, submitted; sync if sync). */
+CUresult cu_copy(struct CUctx_st *c, vmgpu_stream *s, uint64_t dst, uint64_t src, size_t n, int sync);
+
+#endif
