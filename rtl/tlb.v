@@ -5,6 +5,12 @@
 // accepted and answer it on the next cycle. The MMU fills only after a lookup missed and applies
 // invalidations only while no translation is in flight, so one (asid, vpn) is never held twice;
 // that is why the hit data may be an OR of the matching entries instead of a priority mux.
+//
+// Entries are arrays indexed in loops rather than one generate block per entry: the hardware is
+// the same (parallel comparators, per-entry write enables decoded from the victim pointer), but
+// fills and invalidations then cost the Verilator model nothing in the cycles they do not
+// happen, and the lookup is one tight loop instead of hundreds of wide gathers. That took the
+// MMU from almost half of the model's per-cycle work to a small part of it.
 module tlb #(
   parameter ENTRIES = 16  // number of entries, 2..64 (compared in parallel, LUT-based on ECP5)
 ) (
@@ -13,11 +19,11 @@ module tlb #(
   // lookup (combinational)
   input  wire [7:0]  lookup_asid_i,
   input  wire [19:0] lookup_vpn_i,
-  output wire        lookup_hit_o,
-  output wire [19:0] lookup_pfn_o,
-  output wire        lookup_r_o,
-  output wire        lookup_w_o,
-  output wire        lookup_host_o,
+  output reg         lookup_hit_o,
+  output reg  [19:0] lookup_pfn_o,
+  output reg         lookup_r_o,
+  output reg         lookup_w_o,
+  output reg         lookup_host_o,
   // fill of the round-robin victim
   input  wire        fill_i,
   input  wire [7:0]  fill_asid_i,
@@ -40,14 +46,12 @@ module tlb #(
   localparam integer LAST_I = ENTRIES - 1;
   localparam [PTR_W-1:0] LAST = LAST_I[PTR_W-1:0];
 
-  // Per-entry state lives in the generate block below (each entry with its own write enable, which
-  // maps to plain FFs with a clock enable); these vectors gather it for the lookup.
-  wire [ENTRIES-1:0]    valid_all;
-  wire [ENTRIES*20-1:0] pfn_all;
-  wire [ENTRIES-1:0]    r_all;
-  wire [ENTRIES-1:0]    w_all;
-  wire [ENTRIES-1:0]    host_all;
-  reg  [PTR_W-1:0]      victim_q;
+  reg [ENTRIES-1:0] valid_q;
+  reg [7:0]         asid_q [0:ENTRIES-1];
+  reg [19:0]        vpn_q  [0:ENTRIES-1];
+  // pfn, r, w, host of an entry, as {pfn, host, w, r}
+  reg [22:0]        data_q [0:ENTRIES-1];
+  reg [PTR_W-1:0]   victim_q;
 
   // The range is [va, va + size) in 33 bits, so a range ending at 0xFFFFFFFF (or running past it)
   // does not wrap to page 0. An entry goes when its page overlaps the range.
@@ -59,91 +63,59 @@ module tlb #(
   wire [20:0] inv_last_vpn = inv_last[32:12];
   wire        inv_range_nonempty = (inv_size_i != 32'd0);
 
-  wire [ENTRIES-1:0] match;
-
-  genvar i;
-  generate
-    for (i = 0; i < ENTRIES; i = i + 1) begin : g_entry
-      localparam integer IDX_I = i;
-      localparam [PTR_W-1:0] IDX = IDX_I[PTR_W-1:0];
-      reg        valid_q;
-      reg [7:0]  asid_q;
-      reg [19:0] vpn_q;
-      reg [19:0] pfn_q;
-      reg        r_q;
-      reg        w_q;
-      reg        host_q;
-      wire       write_en = fill_i && (victim_q == IDX);
-      wire       asid_eq = (asid_q == inv_asid_i);
-      wire       in_range = inv_range_nonempty && (vpn_q >= inv_first_vpn) &&
-                            ({1'b0, vpn_q} <= inv_last_vpn);
-      wire       inv_hit = (inv_mode_i == INV_ALL) ||
-                           ((inv_mode_i == INV_ASID) && asid_eq) ||
-                           ((inv_mode_i == INV_RANGE) && asid_eq && in_range);
-
-      always @(posedge clk_i) begin
-        if (!rst_ni) begin
-          valid_q <= 1'b0;
-        end else if (write_en) begin
-          // The MMU never fills and invalidates in one cycle; the fill would win.
-          valid_q <= 1'b1;
-        end else if (inv_i && inv_hit) begin
-          valid_q <= 1'b0;
-        end
-      end
-
-      // Payload needs no reset: it is only looked at while the valid bit is set.
-      always @(posedge clk_i) begin
-        if (write_en) begin
-          asid_q <= fill_asid_i;
-          vpn_q <= fill_vpn_i;
-          pfn_q <= fill_pfn_i;
-          r_q <= fill_r_i;
-          w_q <= fill_w_i;
-          host_q <= fill_host_i;
-        end
-      end
-
-      assign match[i] = valid_q && (asid_q == lookup_asid_i) && (vpn_q == lookup_vpn_i);
-      assign valid_all[i] = valid_q;
-      assign pfn_all[i*20 +: 20] = pfn_q;
-      assign r_all[i] = r_q;
-      assign w_all[i] = w_q;
-      assign host_all[i] = host_q;
-    end
-  endgenerate
-
-  // One-hot OR mux of the (at most one) matching entry.
-  reg [19:0] hit_pfn;
-  reg        hit_r;
-  reg        hit_w;
-  reg        hit_host;
+  // Lookup: OR of the (at most one) matching entry.
   integer k;
+  reg [22:0] hit_data;
   always @* begin
-    hit_pfn = 20'd0;
-    hit_r = 1'b0;
-    hit_w = 1'b0;
-    hit_host = 1'b0;
+    lookup_hit_o = 1'b0;
+    hit_data = 23'd0;
     for (k = 0; k < ENTRIES; k = k + 1) begin
-      hit_pfn = hit_pfn | (pfn_all[k*20 +: 20] & {20{match[k]}});
-      hit_r = hit_r | (r_all[k] & match[k]);
-      hit_w = hit_w | (w_all[k] & match[k]);
-      hit_host = hit_host | (host_all[k] & match[k]);
+      if (valid_q[k] && asid_q[k] == lookup_asid_i && vpn_q[k] == lookup_vpn_i) begin
+        lookup_hit_o = 1'b1;
+        hit_data = hit_data | data_q[k];
+      end
+    end
+    {lookup_pfn_o, lookup_host_o, lookup_w_o, lookup_r_o} = hit_data;
+  end
+
+  assign fill_evict_o = fill_i && valid_q[victim_q];
+
+  // Whether an invalidation drops an entry with this ASID and page.
+  function automatic inv_drops(input [7:0] asid, input [19:0] vpn);
+    case (inv_mode_i)
+      INV_ALL:   inv_drops = 1'b1;
+      INV_ASID:  inv_drops = (asid == inv_asid_i);
+      INV_RANGE: inv_drops = (asid == inv_asid_i) && inv_range_nonempty &&
+                             (vpn >= inv_first_vpn) && ({1'b0, vpn} <= inv_last_vpn);
+      default:   inv_drops = 1'b0;
+    endcase
+  endfunction
+
+  // Valid bits: a fill sets the victim's; an invalidation clears the entries it covers. The MMU
+  // never fills and invalidates in one cycle; the fill would win for its entry.
+  integer j;
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      valid_q  <= {ENTRIES{1'b0}};
+      victim_q <= {PTR_W{1'b0}};
+    end else begin
+      if (inv_i) begin
+        for (j = 0; j < ENTRIES; j = j + 1)
+          if (inv_drops(asid_q[j], vpn_q[j])) valid_q[j] <= 1'b0;
+      end
+      if (fill_i) begin
+        valid_q[victim_q] <= 1'b1;
+        victim_q <= (victim_q == LAST) ? {PTR_W{1'b0}} : victim_q + 1'b1;
+      end
     end
   end
 
-  assign lookup_hit_o = |match;
-  assign lookup_pfn_o = hit_pfn;
-  assign lookup_r_o = hit_r;
-  assign lookup_w_o = hit_w;
-  assign lookup_host_o = hit_host;
-  assign fill_evict_o = fill_i && valid_all[victim_q];
-
+  // Payload needs no reset: it is only looked at while the valid bit is set.
   always @(posedge clk_i) begin
-    if (!rst_ni) begin
-      victim_q <= {PTR_W{1'b0}};
-    end else if (fill_i) begin
-      victim_q <= (victim_q == LAST) ? {PTR_W{1'b0}} : victim_q + 1'b1;
+    if (fill_i) begin
+      asid_q[victim_q] <= fill_asid_i;
+      vpn_q[victim_q]  <= fill_vpn_i;
+      data_q[victim_q] <= {fill_pfn_i, fill_host_i, fill_w_i, fill_r_i};
     end
   end
 endmodule
