@@ -691,7 +691,15 @@ CUresult cu_copy(struct CUctx_st *c, vmgpu_stream *s, uint64_t dst, uint64_t src
 /* A device range a copy may name: inside mappings (access is the device's business). */
 static int dev_range_ok(uint64_t va, size_t n)
 {
-    return va + n <= CU_VA_HI && va + n > va && cu_range_mapped(va, n);
+    if (va + n > CU_VA_HI || va + n <= va || !cu_range_mapped(va, n)) return 0;
+    /* cuMemAlloc/host memory: one allocation (its granule-rounded mapping); VMM mappings may be
+     * stitched together in one reservation, so a range may run across them. */
+    cu_dalloc *d = dalloc_containing(va);
+    if (!d) {
+        for (cu_dalloc *x = g_dallocs; x; x = x->next)
+            if (x->kind != DA_BOUNCE && va >= x->map_va && va < (uint64_t)x->map_va + x->map_size) d = x;
+    }
+    return !d || va + n <= (uint64_t)d->map_va + d->map_size;
 }
 
 static CUresult copy_htod(CUdeviceptr dst, const void *src, size_t n, CUstream hs, int async)
