@@ -47,6 +47,14 @@ if(TARGET vmgpu-bench)
   list(APPEND _vmgpu_expect ${CMAKE_INSTALL_BINDIR}/vmgpu-bench)
 endif()
 
+# sw/cuda installs libcuda.so and cuda.h itself (DESIGN.md's install list); checked when built.
+if(TARGET vmgpu_cuda)
+  list(APPEND _vmgpu_expect ${CMAKE_INSTALL_LIBDIR}/libcuda.so ${CMAKE_INSTALL_LIBDIR}/libcuda.so.1)
+  if(EXISTS ${CMAKE_SOURCE_DIR}/sw/include/cuda.h)
+    list(APPEND _vmgpu_expect ${CMAKE_INSTALL_INCLUDEDIR}/cuda.h)
+  endif()
+endif()
+
 # pkg-config file. `cmake --install --prefix P` chooses the prefix after configuring, so the
 # prefix is filled in by an install-time step; everything else is filled in now.
 set(VMGPU_PC_PREFIX "@VMGPU_PC_PREFIX@")
