@@ -310,7 +310,8 @@ static CUresult event_elapsed(float *ms, CUevent hs, CUevent he)
 {
     CUresult rc = cu_need_init();
     if (rc) return rc;
-    if (!ms) return CUDA_ERROR_INVALID_VALUE;
+    /* NULL result pointer: INVALID_HANDLE, as NVIDIA answers (measured). */
+    if (!ms) return CUDA_ERROR_INVALID_HANDLE;
     struct CUevent_st *a = event_lookup(hs), *b = event_lookup(he);
     if (!a || !b) return CUDA_ERROR_INVALID_HANDLE;
     if (a->ctx->sticky) return a->ctx->sticky;

@@ -143,7 +143,7 @@ static CUresult mem_export(void *shareable, CUmemGenericAllocationHandle handle,
     if (!shareable || flags != 0) return CUDA_ERROR_INVALID_VALUE;
     cu_alloc *a = cu_alloc_lookup(handle);
     if (!a) return CUDA_ERROR_INVALID_VALUE;
-    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
+    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_INVALID_VALUE;
     if (!(a->prop.requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
         return CUDA_ERROR_INVALID_VALUE;
     if (a->memfd < 0) {
@@ -175,7 +175,7 @@ static CUresult mem_import(CUmemGenericAllocationHandle *handle, void *os, CUmem
     CUresult rc = cu_current_opt(NULL);
     if (rc) return rc;
     if (!handle) return CUDA_ERROR_INVALID_VALUE;
-    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
+    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_INVALID_VALUE;
     int fd = (int)(intptr_t)os;
     struct stat st;
     if (fd < 0 || fstat(fd, &st)) return CUDA_ERROR_INVALID_VALUE;
@@ -237,16 +237,18 @@ static CUresult mem_map(CUdeviceptr ptr, size_t size, size_t offset, CUmemGeneri
 {
     CUresult rc = cu_current_opt(NULL);
     if (rc) return rc;
-    if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    /* Codes as NVIDIA's driver answers them (measured, docs/cuda.md): flags and size 0 are
+     * INVALID_VALUE, every other refusal NOT_SUPPORTED. */
+    if (flags != 0 || size == 0) return CUDA_ERROR_INVALID_VALUE;
     cu_alloc *a = cu_alloc_lookup(handle);
-    if (!a) return CUDA_ERROR_INVALID_VALUE;
-    if (size == 0 || ptr % GRAN || size % GRAN || offset % GRAN) return CUDA_ERROR_INVALID_VALUE;
-    if (offset != 0) return CUDA_ERROR_INVALID_VALUE;  /* "currently must be zero" */
-    if ((uint64_t)offset + size > a->size) return CUDA_ERROR_INVALID_VALUE;
+    if (!a) return handle && handle < g_next_handle_value() ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE;
+    if (ptr % GRAN || size % GRAN || offset % GRAN) return CUDA_ERROR_NOT_SUPPORTED;
+    if (offset != 0) return CUDA_ERROR_NOT_SUPPORTED;  /* "currently must be zero" */
+    if ((uint64_t)offset + size > a->size) return CUDA_ERROR_NOT_SUPPORTED;
     cu_resv *r = cu_resv_find(ptr, size);
-    if (!r || r->internal) return CUDA_ERROR_INVALID_VALUE;
+    if (!r || r->internal) return CUDA_ERROR_NOT_SUPPORTED;
     for (cu_map *m = g_maps; m; m = m->next)
-        if (ptr < (uint64_t)m->va + m->size && m->va < ptr + size) return CUDA_ERROR_INVALID_VALUE;
+        if (ptr < (uint64_t)m->va + m->size && m->va < ptr + size) return CUDA_ERROR_NOT_SUPPORTED;
     rc = cu_map_add((uint32_t)ptr, (uint32_t)size, a->pa + (uint32_t)offset, 0, a, NULL);
     if (rc) return rc;
     cu_trace("cuMemMap: VA [0x%08llx, +0x%zx) -> pa 0x%08x: %zu PTEs valid, no access until cuMemSetAccess",
@@ -263,20 +265,24 @@ static CUresult mem_unmap(CUdeviceptr ptr, size_t size)
 {
     CUresult rc = cu_current_opt(NULL);
     if (rc) return rc;
-    if (size == 0 || ptr % GRAN || size % GRAN) return CUDA_ERROR_INVALID_VALUE;
-    /* The range must be exactly a run of whole (user) mappings. */
-    uint64_t v = ptr, end = ptr + size;
-    while (v < end) {
-        cu_map *m = cu_map_find(v);
-        if (!m || m->va != v || (uint64_t)m->va + m->size > end || !m->alloc || m->alloc->internal)
+    if (size == 0) return CUDA_ERROR_INVALID_VALUE;
+    /* As NVIDIA's driver does (measured): every mapping inside the range is unmapped, unmapped
+     * parts are ignored (repeated unmaps succeed); a range splitting a mapping, or touching
+     * memory that cuMemAlloc/host registration own, is refused. */
+    uint64_t end = ptr + size;
+    for (cu_map *m = g_maps; m; m = m->next) {
+        uint64_t ms = m->va, me = (uint64_t)m->va + m->size;
+        if (ms < end && ptr < me && (ms < ptr || me > end || !m->alloc || m->alloc->internal))
             return CUDA_ERROR_INVALID_VALUE;
-        v += m->size;
     }
-    v = ptr;
-    while (v < end) {
-        cu_map *m = cu_map_find(v);
-        v += m->size;
-        cu_map_remove(m);
+    for (int again = 1; again;) {
+        again = 0;
+        for (cu_map *m = g_maps; m; m = m->next)
+            if (m->va >= ptr && (uint64_t)m->va + m->size <= end) {
+                cu_map_remove(m);
+                again = 1;
+                break;
+            }
     }
     cu_trace("cuMemUnmap: VA [0x%08llx, +0x%zx): PTEs invalid, TLB entries invalidated",
              (unsigned long long)ptr, size);
@@ -286,8 +292,8 @@ CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size) { LOCKED("cuMemUnmap",
 
 static CUresult check_location(const CUmemLocation *loc)
 {
-    if (loc->type != CU_MEM_LOCATION_TYPE_DEVICE) return CUDA_ERROR_INVALID_VALUE;
-    if (loc->id != 0) return CUDA_ERROR_INVALID_DEVICE;
+    /* A device that does not exist: INVALID_VALUE (NVIDIA, one-GPU machine, measured). */
+    if (loc->type != CU_MEM_LOCATION_TYPE_DEVICE || loc->id != 0) return CUDA_ERROR_INVALID_VALUE;
     return CUDA_SUCCESS;
 }
 
@@ -457,6 +463,7 @@ static CUresult mem_free(CUdeviceptr p)
     struct CUctx_st *c;
     CUresult rc = cu_current(&c);
     if (rc) return rc;
+    if (p == 0) return CUDA_SUCCESS;  /* as NVIDIA (measured) */
     cu_dalloc *d = dalloc_at(p, 1 << DA_DEVICE);
     if (!d) return CUDA_ERROR_INVALID_VALUE;
     /* Work still using it runs first (cuMemFree synchronises like NVIDIA's). */
@@ -692,6 +699,7 @@ CUresult cu_copy(struct CUctx_st *c, vmgpu_stream *s, uint64_t dst, uint64_t src
 static int dev_range_ok(uint64_t va, size_t n)
 {
     if (va + n > CU_VA_HI || va + n <= va || !cu_range_mapped(va, n)) return 0;
+
     /* cuMemAlloc/host memory: one allocation (its granule-rounded mapping); VMM mappings may be
      * stitched together in one reservation, so a range may run across them. */
     cu_dalloc *d = dalloc_containing(va);
@@ -702,6 +710,19 @@ static int dev_range_ok(uint64_t va, size_t n)
     return !d || va + n <= (uint64_t)d->map_va + d->map_size;
 }
 
+/* NVIDIA's driver refuses a copy or fill whose device range lacks the access it needs
+ * (CUDA_ERROR_INVALID_VALUE, not a sticky fault: measured); kernels still fault on the device. */
+static int dev_access_ok(uint64_t va, size_t n, unsigned need)
+{
+    for (uint64_t v = va & ~(uint64_t)(GRAN - 1); v < va + n; v += GRAN) {
+        cu_map *m = cu_map_find(v < va ? va : v);
+        if (!m || (m->acc[((v < va ? va : v) - m->va) / GRAN] & need) != need) return 0;
+    }
+    return 1;
+}
+#define DST_OK(va, n) (dev_range_ok(va, n) && dev_access_ok(va, n, 3))
+#define SRC_OK(va, n) (dev_range_ok(va, n) && dev_access_ok(va, n, 1))
+
 static CUresult copy_htod(CUdeviceptr dst, const void *src, size_t n, CUstream hs, int async)
 {
     struct CUctx_st *c;
@@ -709,7 +730,7 @@ static CUresult copy_htod(CUdeviceptr dst, const void *src, size_t n, CUstream h
     CUresult rc = cu_stream_resolve(hs, &c, &s);
     if (rc) return rc;
     if (n == 0) return CUDA_SUCCESS;
-    if (!src || !dev_range_ok(dst, n)) return CUDA_ERROR_INVALID_VALUE;
+    if (!src || !DST_OK(dst, n)) return CUDA_ERROR_INVALID_VALUE;
     cu_dalloc *h = dalloc_host(src, n);
     if (h) return cu_copy(c, s, dst, h->va + (uint64_t)((const uint8_t *)src - (uint8_t *)h->host), n, !async);
     /* Pageable memory: staged through the registered bounce buffer, synchronously. */
@@ -730,7 +751,7 @@ static CUresult copy_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream hs, int
     CUresult rc = cu_stream_resolve(hs, &c, &s);
     if (rc) return rc;
     if (n == 0) return CUDA_SUCCESS;
-    if (!dst || !dev_range_ok(src, n)) return CUDA_ERROR_INVALID_VALUE;
+    if (!dst || !SRC_OK(src, n)) return CUDA_ERROR_INVALID_VALUE;
     cu_dalloc *h = dalloc_host(dst, n);
     if (h) return cu_copy(c, s, h->va + (uint64_t)((uint8_t *)dst - (uint8_t *)h->host), src, n, !async);
     for (size_t off = 0; off < n;) {
@@ -750,7 +771,7 @@ static CUresult copy_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h
     CUresult rc = cu_stream_resolve(hs, &c, &s);
     if (rc) return rc;
     if (n == 0) return CUDA_SUCCESS;
-    if (!dev_range_ok(dst, n) || !dev_range_ok(src, n)) return CUDA_ERROR_INVALID_VALUE;
+    if (!DST_OK(dst, n) || !SRC_OK(src, n)) return CUDA_ERROR_INVALID_VALUE;
     return cu_copy(c, s, dst, src, n, !async);
 }
 
@@ -808,7 +829,7 @@ static CUresult memset_any(CUdeviceptr dst, uint32_t pattern, unsigned esize, si
     if (dst % esize) return CUDA_ERROR_INVALID_VALUE;
     if (count > ((size_t)1 << 32) / esize) return CUDA_ERROR_INVALID_VALUE;
     size_t n = count * esize;
-    if (!dev_range_ok(dst, n)) return CUDA_ERROR_INVALID_VALUE;
+    if (!DST_OK(dst, n)) return CUDA_ERROR_INVALID_VALUE;
     int crc = VMGPU_OK;
     for (size_t off = 0; off < n && !crc;) {
         uint32_t chunk = n - off > (1u << 30) ? (1u << 30) : (uint32_t)(n - off);

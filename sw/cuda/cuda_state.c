@@ -725,6 +725,8 @@ cu_alloc *cu_alloc_new(uint32_t size, const CUmemAllocationProp *prop, int inter
     return a;
 }
 
+uint64_t g_next_handle_value(void) { return g_next_handle; }
+
 cu_alloc *cu_alloc_lookup(CUmemGenericAllocationHandle h)
 {
     for (cu_alloc *a = g_allocs; a; a = a->next)
