@@ -81,10 +81,22 @@ module command_processor #(
                    S_FAULT = 4'd12;
 
   // ---- ring state, flattened per ring ----
-  reg [N_RINGS*32-1:0] base_q, size_q, head_q, tail_q, fence_q, root_q, fault_va_q;
-  reg [N_RINGS*32-1:0] fault_info_q, fault_cmd_q, fault_next_q, wait_val_q;
-  reg [N_RINGS*8-1:0]  asid_q;
-  reg [N_RINGS*2-1:0]  wait_ring_q;
+  // Per-ring registers are arrays indexed by ring number: Yosys turns them into one register
+  // set per ring with decoded write enables and a small read mux (a flattened vector with
+  // variable part-selects became barrel shifters and cost tens of thousands of LUTs).
+  reg [31:0] base_q [0:N_RINGS-1];
+  reg [31:0] size_q [0:N_RINGS-1];
+  reg [31:0] head_q [0:N_RINGS-1];
+  reg [31:0] tail_q [0:N_RINGS-1];
+  reg [31:0] fence_q [0:N_RINGS-1];
+  reg [31:0] root_q [0:N_RINGS-1];
+  reg [31:0] fault_va_q [0:N_RINGS-1];
+  reg [31:0] fault_info_q [0:N_RINGS-1];
+  reg [31:0] fault_cmd_q [0:N_RINGS-1];
+  reg [31:0] fault_next_q [0:N_RINGS-1];
+  reg [31:0] wait_val_q [0:N_RINGS-1];
+  reg [7:0]  asid_q [0:N_RINGS-1];
+  reg [1:0]  wait_ring_q [0:N_RINGS-1];
   reg [N_RINGS-1:0]    enable_q, faulted_q, waiting_q, ctx_valid_q, reset_seen_q;
 
   // ---- the running command ----
@@ -93,17 +105,17 @@ module command_processor #(
   reg [31:0]    cmd_head_q;     // ring offset of the header
   reg [7:0]     op_q, len_q;
   reg [7:0]     flags_q;       // header flags (bits [23:16] are unused by every command)
-  reg [6*32-1:0] args_q;        // payload words 0..5
+  reg [31:0]    args_q [0:5];  // payload words 0..5
   reg [2:0]     rd_issued_q, rd_got_q, nargs_q;
   reg [31:0]    wr_count_q, wr_addr_q, wr_data_q, wr_inc_q;
   reg [7:0]     imm_k_q;        // WRITE_IMM: next payload word to copy (1-based)
   reg [31:0]    ts_hi_q;        // TIMESTAMP: high word, written second
 
-  wire [31:0] a0 = args_q[0 +: 32], a1 = args_q[32 +: 32], a2 = args_q[64 +: 32];
-  wire [31:0] a3 = args_q[96 +: 32], a4 = args_q[128 +: 32], a5 = args_q[160 +: 32];
+  wire [31:0] a0 = args_q[0], a1 = args_q[1], a2 = args_q[2];
+  wire [31:0] a3 = args_q[3], a4 = args_q[4], a5 = args_q[5];
 
-  wire [31:0] cur_base = base_q[32*cur_q +: 32];
-  wire [31:0] cur_mask = size_q[32*cur_q +: 32] - 32'd1;
+  wire [31:0] cur_base = base_q[cur_q];
+  wire [31:0] cur_mask = size_q[cur_q] - 32'd1;
 
   // ---- which rings can run ----
   // Timeline comparison that survives 32-bit wrap-around: fence has reached value.
@@ -120,10 +132,10 @@ module command_processor #(
   always @(*) begin
     for (r = 0; r < N_RINGS; r = r + 1) begin
       runnable[r] = enable_q[r] && !faulted_q[r] &&
-                    (head_q[32*r +: 32] != tail_q[32*r +: 32]) &&
+                    (head_q[r] != tail_q[r]) &&
                     (!waiting_q[r] ||
-                     reached(fence_q[32*wait_ring_q[2*r +: 2] +: 32], wait_val_q[32*r +: 32]));
-      ring_busy_o[r] = (head_q[32*r +: 32] != tail_q[32*r +: 32]) ||
+                     reached(fence_q[wait_ring_q[r][RW-1:0]], wait_val_q[r]));
+      ring_busy_o[r] = (head_q[r] != tail_q[r]) ||
                        (state_q != S_IDLE && cur_q == r[RW-1:0]);
     end
   end
@@ -180,13 +192,13 @@ module command_processor #(
     endcase
   end
   // Bytes between the header and TAIL: the whole command must be there.
-  wire [31:0] avail = (tail_q[32*cur_q +: 32] - cmd_head_q) & cur_mask;
+  wire [31:0] avail = (tail_q[cur_q] - cmd_head_q) & cur_mask;
   wire [33:0] need  = {24'd0, hdr_len, 2'b00} + 34'd4;
 
   // ---- outputs to the MMU and engines ----
   assign ctx_valid_o = ctx_valid_q[cur_q];
-  assign ctx_asid_o  = asid_q[8*cur_q +: 8];
-  assign ctx_root_o  = root_q[32*cur_q +: 32];
+  assign ctx_asid_o  = asid_q[cur_q];
+  assign ctx_root_o  = root_q[cur_q];
   assign inv_mode_o  = flags_q[1:0];
   assign inv_asid_o  = a0[7:0];
   assign inv_va_o    = a1;
@@ -209,34 +221,35 @@ module command_processor #(
     reg_rdata_o = 32'd0;
     if ({30'd0, reg_ring_i} < N_RINGS) begin
       case ({6'd0, reg_off_i})
-        RING_BASE:       reg_rdata_o = base_q[32*rr +: 32];
-        RING_SIZE:       reg_rdata_o = size_q[32*rr +: 32];
-        RING_HEAD:       reg_rdata_o = head_q[32*rr +: 32];
-        RING_TAIL:       reg_rdata_o = tail_q[32*rr +: 32];
+        RING_BASE:       reg_rdata_o = base_q[rr];
+        RING_SIZE:       reg_rdata_o = size_q[rr];
+        RING_HEAD:       reg_rdata_o = head_q[rr];
+        RING_TAIL:       reg_rdata_o = tail_q[rr];
         RING_CTRL:       reg_rdata_o = {31'd0, enable_q[rr]};
         RING_STATUS:     reg_rdata_o = {28'd0, enable_q[rr], waiting_q[rr],
                                         faulted_q[rr], ring_busy_o[rr]};
-        RING_FENCE:      reg_rdata_o = fence_q[32*rr +: 32];
-        RING_ASID:       reg_rdata_o = {24'd0, asid_q[8*rr +: 8]};
-        RING_ROOT:       reg_rdata_o = root_q[32*rr +: 32];
-        RING_FAULT_VA:   reg_rdata_o = fault_va_q[32*rr +: 32];
-        RING_FAULT_INFO: reg_rdata_o = fault_info_q[32*rr +: 32];
-        RING_FAULT_CMD:  reg_rdata_o = fault_cmd_q[32*rr +: 32];
+        RING_FENCE:      reg_rdata_o = fence_q[rr];
+        RING_ASID:       reg_rdata_o = {24'd0, asid_q[rr]};
+        RING_ROOT:       reg_rdata_o = root_q[rr];
+        RING_FAULT_VA:   reg_rdata_o = fault_va_q[rr];
+        RING_FAULT_INFO: reg_rdata_o = fault_info_q[rr];
+        RING_FAULT_CMD:  reg_rdata_o = fault_cmd_q[rr];
         default:         reg_rdata_o = 32'd0;
       endcase
     end
   end
 
   // ---- the sequencer ----
+  integer ri;
   wire [31:0] next_head = (cmd_head_q + {22'd0, len_q, 2'b00} + 32'd4) & cur_mask;
 
   // Stop the running command on a fault: record why, drop any request, report it in S_FAULT.
   task automatic raise_fault(input [3:0] reason, input [31:0] va, input wr);
     begin
-      fault_va_q[32*cur_q +: 32]   <= va;
-      fault_info_q[32*cur_q +: 32] <= {8'd0, op_q, asid_q[8*cur_q +: 8], 3'd0, wr, reason};
-      fault_cmd_q[32*cur_q +: 32]  <= cmd_head_q;
-      fault_next_q[32*cur_q +: 32] <= next_head;
+      fault_va_q[cur_q]   <= va;
+      fault_info_q[cur_q] <= {8'd0, op_q, asid_q[cur_q], 3'd0, wr, reason};
+      fault_cmd_q[cur_q]  <= cmd_head_q;
+      fault_next_q[cur_q] <= next_head;
       mem_rd_valid_o <= 1'b0;
       mem_wr_valid_o <= 1'b0;
       state_q <= S_FAULT;
@@ -245,12 +258,14 @@ module command_processor #(
 
   always @(posedge clk_i) begin
     if (!rst_ni) begin
-      base_q <= 0; size_q <= 0; head_q <= 0; tail_q <= 0; fence_q <= 0; root_q <= 0;
-      fault_va_q <= 0; fault_info_q <= 0; fault_cmd_q <= 0; fault_next_q <= 0; wait_val_q <= 0;
-      asid_q <= 0; wait_ring_q <= 0;
+      for (ri = 0; ri < N_RINGS; ri = ri + 1) begin
+        base_q[ri] <= 0; size_q[ri] <= 0; head_q[ri] <= 0; tail_q[ri] <= 0; fence_q[ri] <= 0;
+        root_q[ri] <= 0; fault_va_q[ri] <= 0; fault_info_q[ri] <= 0; fault_cmd_q[ri] <= 0;
+        fault_next_q[ri] <= 0; wait_val_q[ri] <= 0; asid_q[ri] <= 0; wait_ring_q[ri] <= 0;
+      end
       enable_q <= 0; faulted_q <= 0; waiting_q <= 0; ctx_valid_q <= 0; reset_seen_q <= 0;
       state_q <= S_IDLE; cur_q <= 0; last_q <= 0;
-      cmd_head_q <= 0; op_q <= 0; len_q <= 0; flags_q <= 0; args_q <= 0;
+      cmd_head_q <= 0; op_q <= 0; len_q <= 0; flags_q <= 0;
       rd_issued_q <= 0; rd_got_q <= 0; nargs_q <= 0;
       wr_count_q <= 0; wr_addr_q <= 0; wr_data_q <= 0; wr_inc_q <= 0; imm_k_q <= 0; ts_hi_q <= 0;
       mem_rd_valid_o <= 1'b0; mem_rd_addr_o <= 0;
@@ -269,18 +284,18 @@ module command_processor #(
           if (pick_found) begin
             cur_q      <= pick;
             last_q     <= pick;
-            cmd_head_q <= head_q[32*pick +: 32];
+            cmd_head_q <= head_q[pick];
             reset_seen_q[pick] <= 1'b0;
-            if (!ring_ok(base_q[32*pick +: 32], size_q[32*pick +: 32])) begin
+            if (!ring_ok(base_q[pick], size_q[pick])) begin
               op_q <= OP_NOP; len_q <= 8'd0;
               cur_q <= pick;
               state_q <= S_FAULT;
-              fault_va_q[32*pick +: 32] <= base_q[32*pick +: 32];
-              fault_info_q[32*pick +: 32] <= {16'd0, asid_q[8*pick +: 8], 4'd0, FAULT_PHYS_RANGE};
-              fault_cmd_q[32*pick +: 32] <= head_q[32*pick +: 32];
+              fault_va_q[pick] <= base_q[pick];
+              fault_info_q[pick] <= {16'd0, asid_q[pick], 4'd0, FAULT_PHYS_RANGE};
+              fault_cmd_q[pick] <= head_q[pick];
             end else begin
               mem_rd_valid_o <= 1'b1;
-              mem_rd_addr_o  <= base_q[32*pick +: 32] + head_q[32*pick +: 32];
+              mem_rd_addr_o  <= base_q[pick] + head_q[pick];
               state_q <= S_HDR;
             end
           end
@@ -300,9 +315,9 @@ module command_processor #(
           if (!hdr_ok || ({2'b00, avail} < need)) begin
             // op_q/len_q still hold the previous command here: record this header's own.
             raise_fault(FAULT_BAD_COMMAND, cur_base + cmd_head_q, 1'b0);
-            fault_info_q[32*cur_q +: 32] <= {8'd0, hdr_op, asid_q[8*cur_q +: 8], 4'd0, FAULT_BAD_COMMAND};
+            fault_info_q[cur_q] <= {8'd0, hdr_op, asid_q[cur_q], 4'd0, FAULT_BAD_COMMAND};
             // SKIP past a truncated command stops at TAIL instead of running into stale words.
-            fault_next_q[32*cur_q +: 32] <= ({2'b00, avail} < need) ? tail_q[32*cur_q +: 32]
+            fault_next_q[cur_q] <= ({2'b00, avail} < need) ? tail_q[cur_q]
                                                                     : (cmd_head_q + need[31:0]) & cur_mask;
           end else if (hdr_op == OP_NOP) begin
             state_q <= S_DONE;
@@ -322,7 +337,7 @@ module command_processor #(
             mem_rd_addr_o  <= cur_base + ((cmd_head_q + {26'd0, rd_issued_q + ((mem_rd_valid_o && mem_rd_ready_i) ? 3'd1 : 3'd0), 2'b00} + 32'd4) & cur_mask);
           end
           if (mem_rsp_valid_i) begin
-            args_q[32*rd_got_q +: 32] <= mem_rsp_data_i;
+            args_q[rd_got_q] <= mem_rsp_data_i;
             rd_got_q <= rd_got_q + 3'd1;
             if (rd_got_q + 3'd1 == nargs_q) state_q <= S_EXEC;
           end
@@ -334,8 +349,8 @@ module command_processor #(
               if (a1[11:0] != 12'd0) raise_fault(FAULT_MISALIGNED, a1, 1'b0);
               else if ({8'd0, a1} + 40'd4096 > MEM_LIMIT) raise_fault(FAULT_PHYS_RANGE, a1, 1'b0);
               else begin
-                asid_q[8*cur_q +: 8]   <= a0[7:0];
-                root_q[32*cur_q +: 32] <= a1;
+                asid_q[cur_q]   <= a0[7:0];
+                root_q[cur_q] <= a1;
                 ctx_valid_q[cur_q]     <= 1'b1;
                 state_q <= S_DONE;
               end
@@ -396,9 +411,9 @@ module command_processor #(
             OP_WAIT_FENCE: begin
               if (a0 >= N_RINGS) raise_fault(FAULT_BAD_COMMAND, a0, 1'b0);
               else begin
-                wait_ring_q[2*cur_q +: 2] <= a0[1:0];
-                wait_val_q[32*cur_q +: 32] <= a1;
-                if (reached(fence_q[32*a0[1:0] +: 32], a1)) begin
+                wait_ring_q[cur_q] <= a0[1:0];
+                wait_val_q[cur_q] <= a1;
+                if (reached(fence_q[a0[RW-1:0]], a1)) begin
                   waiting_q[cur_q] <= 1'b0;
                   state_q <= S_DONE;
                 end else begin
@@ -427,7 +442,7 @@ module command_processor #(
               wr_count_q <= wr_count_q - 32'd1;
             end else begin
               if (op_q == OP_FENCE) begin
-                fence_q[32*cur_q +: 32] <= a0;
+                fence_q[cur_q] <= a0;
                 if (flags_q[0]) fence_irq_o[cur_q] <= 1'b1;
               end
               state_q <= S_DONE;
@@ -472,7 +487,7 @@ module command_processor #(
 
         S_DONE: begin
           // A RESET written while the command ran has already moved HEAD; keep it.
-          if (!reset_seen_q[cur_q]) head_q[32*cur_q +: 32] <= next_head;
+          if (!reset_seen_q[cur_q]) head_q[cur_q] <= next_head;
           state_q <= S_IDLE;
         end
 
@@ -488,18 +503,18 @@ module command_processor #(
       // Ring register writes from the CSR port (after the sequencer: software wins).
       if (reg_we_i && {30'd0, reg_ring_i} < N_RINGS) begin
         case ({6'd0, reg_off_i})
-          RING_BASE: base_q[32*rr +: 32] <= {reg_wdata_i[31:2], 2'b00};
-          RING_SIZE: size_q[32*rr +: 32] <= reg_wdata_i;
-          RING_TAIL: tail_q[32*rr +: 32] <= reg_wdata_i & (size_q[32*rr +: 32] - 32'd1) & 32'hFFFF_FFFC;
+          RING_BASE: base_q[rr] <= {reg_wdata_i[31:2], 2'b00};
+          RING_SIZE: size_q[rr] <= reg_wdata_i;
+          RING_TAIL: tail_q[rr] <= reg_wdata_i & (size_q[rr] - 32'd1) & 32'hFFFF_FFFC;
           RING_CTRL: begin
             enable_q[rr] <= reg_wdata_i[RING_CTRL_ENABLE_LSB];
             if (reg_wdata_i[RING_CTRL_RESET_LSB]) begin
-              head_q[32*rr +: 32] <= tail_q[32*rr +: 32];
+              head_q[rr] <= tail_q[rr];
               faulted_q[rr] <= 1'b0;
               waiting_q[rr] <= 1'b0;
               reset_seen_q[rr] <= 1'b1;
             end else if (reg_wdata_i[RING_CTRL_SKIP_LSB] && faulted_q[rr]) begin
-              head_q[32*rr +: 32] <= fault_next_q[32*rr +: 32];
+              head_q[rr] <= fault_next_q[rr];
               faulted_q[rr] <= 1'b0;
             end
           end
