@@ -16,7 +16,10 @@ tools=(
 )
 # Libraries have no command to look for; dpkg knows whether they are there.
 # zlib1g-dev: Verilator's FST waveform writer (VMGPU_WAVES) links zlib.
-libs=(zlib1g-dev)
+# ocl-icd-opencl-dev, opencl-headers: the OpenCL ICD loader (libOpenCL) and the Khronos headers
+# sw/opencl is built against; clinfo lists the platforms (a test); pocl-opencl-icd is the second
+# opinion the OpenCL tests are compared with.
+libs=(zlib1g-dev ocl-icd-opencl-dev opencl-headers clinfo pocl-opencl-icd)
 
 missing=()
 for entry in "${tools[@]}"; do
