@@ -104,11 +104,25 @@ module csr_block #(
 
   wire window_in_range = (mem_addr_q < MEM_BYTES_W);
 
+  // Ring status bits padded to the register's 4-bit fields.
+  wire [3:0] ring_fault4, ring_busy4;
+  generate
+    if (N_RINGS == 4) begin : g_ring4
+      assign ring_fault4 = ring_fault_i;
+      assign ring_busy4  = ring_busy_i;
+    end else begin : g_ring_pad
+      assign ring_fault4 = {{(4-N_RINGS){1'b0}}, ring_fault_i};
+      assign ring_busy4  = {{(4-N_RINGS){1'b0}}, ring_busy_i};
+    end
+  endgenerate
+
   // Register reads that need no memory access.
   reg [31:0] rdata;
+  // Computed only for a read being taken, so the model does no work for it in other cycles.
   always @(*) begin
     rdata = 32'd0;
-    if (in_ring_space) rdata = ring_rdata_i;
+    if (!take || csr_we_i) rdata = 32'd0;
+    else if (in_ring_space) rdata = ring_rdata_i;
     else begin
       case (csr_addr_i)
         REG_ID:            rdata = VMGPU_ID_MAGIC;
@@ -120,8 +134,7 @@ module csr_block #(
         REG_INT_STATUS:    rdata = {20'd0, int_status_q};
         REG_INT_ENABLE:    rdata = int_enable_q;
         REG_MEM_ADDR:      rdata = mem_addr_q;
-        REG_STATUS:        rdata = {12'd0, {(4-N_RINGS){1'b0}}, ring_fault_i, 4'd0,
-                                    {(4-N_RINGS){1'b0}}, ring_busy_i, 5'd0, cu_busy_i, dma_busy_i, idle_o};
+        REG_STATUS:        rdata = {12'd0, ring_fault4, 4'd0, ring_busy4, 5'd0, cu_busy_i, dma_busy_i, idle_o};
         REG_TLB_HITS:      rdata = tlb_hits_q;
         REG_TLB_MISSES:    rdata = tlb_misses_q;
         REG_TLB_EVICTIONS: rdata = tlb_evictions_q;

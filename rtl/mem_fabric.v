@@ -63,11 +63,13 @@ module mem_fabric #(
   reg [MW-1:0] dev_rd_sel, dev_wr_sel, host_wr_sel, host_rd_sel;
   reg          host_rd_go, host_wr_go;
 
+  wire [MW-1:0] host_rsp_master = tag_q[tag_rd_q];
+
+  // Host reads in flight per master (kept as counters rather than searched for in the tag
+  // FIFO, which would cost a scan every cycle).
+  reg [HW:0] host_cnt_q [0:NM-1];
   always @(*) begin
-    host_pending = {NM{1'b0}};
-    for (i = 0; i < HOST_OUTSTANDING; i = i + 1) begin
-      if (i[HW:0] < tag_count_q) host_pending[tag_q[(tag_rd_q + i[HW-1:0])]] = 1'b1;
-    end
+    for (i = 0; i < NM; i = i + 1) host_pending[i] = (host_cnt_q[i] != {(HW+1){1'b0}});
   end
 
   // Priority picks, lowest index first.
@@ -120,7 +122,6 @@ module mem_fabric #(
   end
 
   // Responses: device memory and the host port may answer different masters in one cycle.
-  wire [MW-1:0] host_rsp_master = tag_q[tag_rd_q];
   always @(*) begin
     m_rsp_valid_o = {NM{1'b0}};
     m_rsp_data_o  = {NM{dm_rd_data_i}};
@@ -142,6 +143,7 @@ module mem_fabric #(
       tag_rd_q         <= {HW{1'b0}};
       tag_wr_q         <= {HW{1'b0}};
       tag_count_q      <= {(HW+1){1'b0}};
+      for (i = 0; i < NM; i = i + 1) host_cnt_q[i] <= {(HW+1){1'b0}};
     end else begin
       dev_rsp_valid_q  <= dev_rd_found;
       dev_rsp_master_q <= dev_rd_sel;
@@ -151,6 +153,11 @@ module mem_fabric #(
       end
       if (host_rsp_pop) tag_rd_q <= tag_rd_q + 1'b1;
       tag_count_q <= tag_count_q + {{HW{1'b0}}, host_rd_go} - {{HW{1'b0}}, host_rsp_pop};
+      for (i = 0; i < NM; i = i + 1) begin
+        host_cnt_q[i] <= host_cnt_q[i]
+                         + {{HW{1'b0}}, host_rd_go && host_rd_sel == i[MW-1:0]}
+                         - {{HW{1'b0}}, host_rsp_pop && host_rsp_master == i[MW-1:0]};
+      end
     end
   end
 endmodule
