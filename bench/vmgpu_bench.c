@@ -14,6 +14,11 @@
 #ifdef VMGPU_BENCH_HAVE_SIM
 #include "vmgpu_sim.h"
 #endif
+#ifdef VMGPU_BENCH_HAVE_CUDA
+#include <cuda.h>
+
+#include "vmgpu_cuda_internal.h"
+#endif
 
 #define GRAN VMGPU_GRANULE
 #define PAGE VMGPU_PAGE_SIZE
@@ -56,6 +61,167 @@ static void do_strided(vmgpu_stream *s, void *p)
     struct stride_args *a = p;
     for (uint32_t i = 0; i < a->pages; i++) TRY(vmgpu_cmd_copy(s, a->dst + 4 * i, a->src + i * PAGE, 4));
 }
+
+#ifdef VMGPU_BENCH_HAVE_CUDA
+/*
+ * The same figures one layer up, through vmgpu's libcuda.so: what a CUDA program pays for
+ * cuMemMap + cuMemSetAccess and for cuMemcpy. libcuda opens its own device in cuInit; its core
+ * device (vmgpu_cuda_core_device) gives the cycle counter (CYCLE_LO/HI, read between calls) and
+ * the HAL's link round-trip counter.
+ */
+static vmgpu_dev *cdev;
+
+static void cu_die(const char *what, CUresult rc)
+{
+    const char *n = "?";
+    cuGetErrorName(rc, &n);
+    fprintf(stderr, "vmgpu-bench: %s: %s\n", what, n);
+    exit(1);
+}
+#define CU_TRY(call) do { CUresult rc_ = (call); if (rc_ != CUDA_SUCCESS) cu_die(#call, rc_); } while (0)
+
+static uint64_t cu_cycles(void)
+{
+    uint64_t c;
+    if (vmgpu_dev_cycles(cdev, &c)) {
+        fprintf(stderr, "vmgpu-bench: reading the cycle counter of libcuda's device failed\n");
+        exit(1);
+    }
+    return c;
+}
+
+/* cuMemMap + cuMemSetAccess (read-write) of bytes at va; *rt gets the link round trips of the
+ * two calls, the result the device cycles that passed meanwhile (less the counter read). */
+static uint64_t cu_map_access(CUdeviceptr va, size_t bytes, CUmemGenericAllocationHandle h,
+                              const CUmemAccessDesc *rw, uint64_t read_cycles, uint64_t *rt)
+{
+    vmgpu_hal *hal = vmgpu_dev_hal(cdev);
+    uint64_t c0 = cu_cycles();
+    uint64_t r0 = hal->round_trips;
+    CU_TRY(cuMemMap(va, bytes, 0, h, 0));
+    CU_TRY(cuMemSetAccess(va, bytes, rw, 1));
+    *rt = hal->round_trips - r0;
+    return cu_cycles() - c0 - read_cycles;
+}
+
+/* Device cycles of one synchronous copy (less the counter read). */
+static uint64_t cu_copy_cycles(CUdeviceptr dst, CUdeviceptr src, void *hdst, const void *hsrc, size_t bytes,
+                               uint64_t read_cycles)
+{
+    uint64_t c0 = cu_cycles();
+    if (hdst) CU_TRY(cuMemcpyDtoH(hdst, src, bytes));
+    else if (hsrc) CU_TRY(cuMemcpyHtoD(dst, hsrc, bytes));
+    else CU_TRY(cuMemcpyDtoD(dst, src, bytes));
+    return cu_cycles() - c0 - read_cycles;
+}
+
+static void cuda_bench(void)
+{
+    fprintf(stderr, "vmgpu-bench: CUDA layer (libcuda.so)...\n");
+    CUdevice d;
+    CUcontext ctx;
+    CU_TRY(cuInit(0));
+    CU_TRY(cuDeviceGet(&d, 0));
+    CU_TRY(cuDevicePrimaryCtxRetain(&ctx, d));
+    CU_TRY(cuCtxSetCurrent(ctx));
+    cdev = vmgpu_cuda_core_device();
+    if (!cdev) cu_die("vmgpu_cuda_core_device", CUDA_ERROR_NOT_INITIALIZED);
+    /* Reading the counter itself costs device cycles (two register reads): measured, subtracted. */
+    uint64_t t0 = cu_cycles();
+    uint64_t read_cycles = cu_cycles() - t0;
+
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = d;
+    size_t gran;
+    CU_TRY(cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    CUmemAccessDesc rw;
+    memset(&rw, 0, sizeof rw);
+    rw.location = prop.location;
+    rw.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+
+    /* ---- one granule: cuMemMap + cuMemSetAccess ---- */
+    CUmemGenericAllocationHandle h;
+    CUdeviceptr va;
+    uint64_t rt;
+    CU_TRY(cuMemCreate(&h, gran, &prop, 0));
+    CU_TRY(cuMemAddressReserve(&va, gran, 0, 0, 0));
+    cu_map_access(va, gran, h, &rw, read_cycles, &rt);  /* warm-up: the page table exists after */
+    CU_TRY(cuMemUnmap(va, gran));
+    uint64_t mc = cu_map_access(va, gran, h, &rw, read_cycles, &rt);
+    printf("cuda_map_granule_cycles %" PRIu64 " cycles\n", mc);
+    printf("cuda_map_granule_link_round_trips %" PRIu64 "\n", rt);
+    CU_TRY(cuMemUnmap(va, gran));
+    CU_TRY(cuMemRelease(h));
+    CU_TRY(cuMemAddressFree(va, gran));
+
+    /* ---- n granules in one cuMemMap + cuMemSetAccess, n = 1 ... 256 ----
+     * 256 granules are 16 MiB, the whole simulated device memory, of which the driver keeps
+     * some (rings, page-table pool, staging buffer): a size that cuMemCreate cannot get is
+     * mapped as host memory instead, with one cuMemHostRegister (the same library path: map
+     * with no access, then set read-write, in every context), and stderr says so. */
+    for (unsigned g = 1; g <= 256; g *= 2) {
+        size_t bytes = (size_t)g * gran, fr, tot;
+        CU_TRY(cuMemGetInfo(&fr, &tot));
+        if (bytes + gran <= fr) {
+            CU_TRY(cuMemCreate(&h, bytes, &prop, 0));
+            CU_TRY(cuMemAddressReserve(&va, bytes, 0, 0, 0));
+            cu_map_access(va, bytes, h, &rw, read_cycles, &rt);
+            CU_TRY(cuMemUnmap(va, bytes));
+            CU_TRY(cuMemRelease(h));
+            CU_TRY(cuMemAddressFree(va, bytes));
+            printf("cuda_map_granules_%u_link_round_trips %" PRIu64 "\n", g, rt);
+        } else {
+            void *host = NULL;
+            if (posix_memalign(&host, 4096, bytes)) cu_die("host memory", CUDA_ERROR_OUT_OF_MEMORY);
+            vmgpu_hal *hal = vmgpu_dev_hal(cdev);
+            uint64_t r0 = hal->round_trips;
+            CU_TRY(cuMemHostRegister(host, bytes, 0));
+            rt = hal->round_trips - r0;
+            CU_TRY(cuMemHostUnregister(host));
+            free(host);
+            printf("cuda_map_granules_%u_link_round_trips %" PRIu64 "\n", g, rt);
+            fprintf(stderr, "vmgpu-bench: %u granules (%zu KiB) do not fit in the %zu KiB of free device "
+                    "memory: mapped host memory with cuMemHostRegister instead\n", g, bytes >> 10, fr >> 10);
+        }
+    }
+
+    /* ---- copies: 1 MiB, device memory from cuMemAlloc, pinned host memory ---- */
+    const size_t cb = MIB;
+    CUdeviceptr d0, d1;
+    uint8_t *hsrc, *hdst;
+    CU_TRY(cuMemAlloc(&d0, cb));
+    CU_TRY(cuMemAlloc(&d1, cb));
+    CU_TRY(cuMemAllocHost((void **)&hsrc, cb));
+    CU_TRY(cuMemAllocHost((void **)&hdst, cb));
+    for (size_t i = 0; i < cb; i++) hsrc[i] = (uint8_t)(i * 7 + (i >> 12));
+    memset(hdst, 0, cb);
+    fprintf(stderr, "vmgpu-bench: cuMemcpy HtoD/DtoD/DtoH of %zu KiB (pinned host memory; warm-up, then "
+            "measured)...\n", cb >> 10);
+    cu_copy_cycles(d0, 0, NULL, hsrc, cb, read_cycles);
+    uint64_t htod = cu_copy_cycles(d0, 0, NULL, hsrc, cb, read_cycles);
+    cu_copy_cycles(d1, d0, NULL, NULL, cb, read_cycles);
+    uint64_t dtod = cu_copy_cycles(d1, d0, NULL, NULL, cb, read_cycles);
+    cu_copy_cycles(0, d1, hdst, NULL, cb, read_cycles);
+    uint64_t dtoh = cu_copy_cycles(0, d1, hdst, NULL, cb, read_cycles);
+    /* The figures count only if the bytes made the round trip host -> device -> device -> host. */
+    if (memcmp(hsrc, hdst, cb) != 0) cu_die("cuMemcpy data check", CUDA_ERROR_UNKNOWN);
+    const struct { const char *key; uint64_t cyc; } cp[] = {
+        {"dtod", dtod}, {"htod", htod}, {"dtoh", dtoh}};
+    for (unsigned i = 0; i < 3; i++) {
+        double bpc = (double)cb / (double)cp[i].cyc;
+        printf("cuda_memcpy_%s_bytes_per_cycle %.3f bytes/cycle\n", cp[i].key, bpc);
+        printf("cuda_memcpy_%s_efficiency %.3f\n", cp[i].key, bpc / 4.0);  /* DMA peak: 4 bytes/cycle */
+    }
+    CU_TRY(cuMemFreeHost(hdst));
+    CU_TRY(cuMemFreeHost(hsrc));
+    CU_TRY(cuMemFree(d1));
+    CU_TRY(cuMemFree(d0));
+    CU_TRY(cuDevicePrimaryCtxRelease(d));
+}
+#endif
 
 int main(void)
 {
@@ -169,6 +335,10 @@ int main(void)
     TRY(vmgpu_stream_destroy(s));
     TRY(vmgpu_ctx_destroy(c));
     vmgpu_dev_close(dev);
+    dev = NULL;
     (void)ts_va;
+#ifdef VMGPU_BENCH_HAVE_CUDA
+    cuda_bench();  /* after the core's device is closed: libcuda opens its own */
+#endif
     return 0;
 }

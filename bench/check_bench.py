@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Run vmgpu-bench and check its output: every line `key value [unit]`, the expected keys
+present, each map-cost curve flat (the same link round trips for 1 ... 256 granules) and the
+copy efficiencies between 0 and 1 (peak: one 32-bit word per cycle)."""
+import re
+import subprocess
+import sys
+
+out = subprocess.run([sys.argv[1]], capture_output=True, text=True, timeout=600)
+print(out.stdout, end="")
+fails = 0
+
+
+def check(ok, what):
+    global fails
+    print(("ok   " if ok else "FAIL ") + what)
+    fails += 0 if ok else 1
+
+
+check(out.returncode == 0, f"vmgpu-bench exit status {out.returncode}")
+vals = {}
+for line in out.stdout.splitlines():
+    m = re.fullmatch(r"([a-z0-9_]+) (-?[0-9.]+)( [a-z/]+)?", line)
+    check(m is not None, f"`key value [unit]`: {line!r}")
+    if m:
+        vals[m.group(1)] = float(m.group(2))
+
+curves = {"map_granules_%d_link_round_trips": "map_granule_link_round_trips"}
+if len(sys.argv) > 2 and sys.argv[2] == "cuda":
+    curves["cuda_map_granules_%d_link_round_trips"] = "cuda_map_granule_link_round_trips"
+    for k in ("cuda_map_granule_cycles", "cuda_memcpy_dtod_bytes_per_cycle", "cuda_memcpy_htod_bytes_per_cycle",
+              "cuda_memcpy_dtoh_bytes_per_cycle"):
+        check(k in vals and vals[k] > 0, f"{k} present and positive")
+    for k in ("dtod", "htod", "dtoh"):
+        e = vals.get(f"cuda_memcpy_{k}_efficiency", -1)
+        check(0 < e <= 1.0, f"cuda_memcpy_{k}_efficiency {e} in (0, 1]")
+        check(abs(e - vals.get(f"cuda_memcpy_{k}_bytes_per_cycle", 0) / 4) < 0.001,
+              f"cuda_memcpy_{k}_efficiency is bytes_per_cycle / 4")
+for pattern, single in curves.items():
+    pts = [vals.get(pattern % (1 << i)) for i in range(9)]
+    check(None not in pts, f"{pattern % 0} curve has n = 1, 2, 4, ..., 256")
+    check(None not in pts and len(set(pts)) == 1 and pts[0] == vals.get(single),
+          f"{pattern % 0}: the same round trips for every n, equal to {single} ({pts})")
+check(0 < vals.get("dma_copy_efficiency", -1) <= 1.0, "dma_copy_efficiency in (0, 1]")
+print(f"vmgpu-bench output: {len(vals)} figures, {fails} failed checks")
+sys.exit(1 if fails else 0)
