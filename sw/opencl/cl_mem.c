@@ -1,0 +1,908 @@
+/*
+ * Buffers and sub-buffers, and the commands on them: read/write/copy/fill (and the Rect
+ * forms), map/unmap.
+ *
+ * Storage
+ * - Device buffers: pages of device memory mapped read/write at a VA of the context. A map
+ *   copies device -> host staging with the DMA engine (skipped for WRITE_INVALIDATE_REGION) and
+ *   an unmap of a write map copies back; the staging memory is registered host memory mapped
+ *   into the context, so both copies are DMA through the MMU into the host aperture.
+ * - CL_MEM_USE_HOST_PTR and CL_MEM_ALLOC_HOST_PTR buffers: the host memory itself is
+ *   registered and mapped through the host aperture; the device reads and writes it in place,
+ *   so map/unmap move no data at all and return host_ptr + offset.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl_internal.h"
+
+#define PAGE VMGPU_PAGE_SIZE
+#define ALIGN_BYTES (VCL_BASE_ADDR_ALIGN_BITS / 8)
+
+static vcl_hostreg *g_regs;
+
+static cl_mem root_of(cl_mem m) { return m->parent ? m->parent : m; }
+uint32_t vcl_mem_va(cl_mem m) { return root_of(m)->va + (uint32_t)m->origin; }
+
+static cl_ulong max_alloc(void)
+{
+    cl_ulong g = vcl_info.user_bytes;
+    return g / 4 > (1u << 20) ? g / 4 : (g < (1u << 20) ? g : 1u << 20);
+}
+
+/* --------------------------------------------------------- host registrations */
+
+static void hostreg_put(vcl_hostreg *r)
+{
+    if (--r->refs) return;
+    vmgpu_host_unregister(vcl_dev, r->page);
+    for (vcl_hostreg **pp = &g_regs; *pp; pp = &(*pp)->next)
+        if (*pp == r) {
+            *pp = r->next;
+            break;
+        }
+    free(r);
+}
+
+/* Maps host memory [h, h+size) at a fresh VA of ctx through the host aperture. Pages already
+ * registered (another buffer's memory shares them) are reused, the rest registered anew. */
+static int map_host(cl_context ctx, uint8_t *h, size_t size, cl_mem m)
+{
+    uint8_t *p0 = (uint8_t *)((uintptr_t)h & ~(uintptr_t)(PAGE - 1));
+    uint8_t *p1 = (uint8_t *)(((uintptr_t)h + size + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
+    uint32_t bytes = (uint32_t)(p1 - p0), va;
+    int rc = vmgpu_va_reserve(ctx->core, bytes, PAGE, 0, &va);
+    if (rc) return rc;
+    size_t maxregs = bytes / PAGE;
+    m->regs = calloc(maxregs, sizeof *m->regs);
+    if (!m->regs) {
+        vmgpu_va_free(ctx->core, va);
+        return VMGPU_ERR_NOMEM;
+    }
+    m->nregs = 0;
+    uint8_t *p = p0;
+    while (p < p1 && !rc) {
+        vcl_hostreg *r = NULL;
+        for (vcl_hostreg *x = g_regs; x; x = x->next)
+            if (p >= x->page && p < x->page + x->bytes) r = x;
+        if (!r) {
+            uint8_t *end = p1;
+            for (vcl_hostreg *x = g_regs; x; x = x->next)
+                if (x->page > p && x->page < end) end = x->page;
+            r = calloc(1, sizeof *r);
+            if (!r) { rc = VMGPU_ERR_NOMEM; break; }
+            r->page = p;
+            r->bytes = (size_t)(end - p);
+            rc = vmgpu_host_register(vcl_dev, p, r->bytes, &r->haddr);
+            if (rc) { free(r); break; }
+            r->next = g_regs;
+            g_regs = r;
+        }
+        r->refs++;
+        m->regs[m->nregs++] = r;
+        uint8_t *end = r->page + r->bytes < p1 ? r->page + r->bytes : p1;
+        rc = vmgpu_map(ctx->core, va + (uint32_t)(p - p0), r->haddr + (uint32_t)(p - r->page),
+                       (uint32_t)(end - p), VMGPU_MAP_READ | VMGPU_MAP_WRITE | VMGPU_MAP_HOST);
+        if (!rc) p = end;
+    }
+    if (rc) {
+        if (p > p0) vmgpu_unmap(ctx->core, va, (uint32_t)(p - p0));
+        for (unsigned i = 0; i < m->nregs; i++) hostreg_put(m->regs[i]);
+        free(m->regs);
+        m->regs = NULL;
+        m->nregs = 0;
+        vmgpu_va_free(ctx->core, va);
+        return rc;
+    }
+    m->va_base = va;
+    m->va_bytes = bytes;
+    m->va = va + (uint32_t)(h - p0);
+    m->host = h;
+    m->zero_copy = 1;
+    vcl_trace("buffer %p: zero copy, host %p (%zu bytes) at va 0x%08x", (void *)m, (void *)h, size, m->va);
+    return VMGPU_OK;
+}
+
+static int map_device(cl_context ctx, size_t size, cl_mem m)
+{
+    uint32_t bytes = (uint32_t)((size + PAGE - 1) & ~(size_t)(PAGE - 1)), va, pa;
+    int rc = vmgpu_phys_alloc(vcl_dev, bytes, PAGE, &pa);
+    if (rc) return rc;
+    rc = vmgpu_va_reserve(ctx->core, bytes, PAGE, 0, &va);
+    if (rc) {
+        vmgpu_phys_free(vcl_dev, pa);
+        return rc;
+    }
+    rc = vmgpu_map(ctx->core, va, pa, bytes, VMGPU_MAP_READ | VMGPU_MAP_WRITE);
+    if (rc) {
+        vmgpu_va_free(ctx->core, va);
+        vmgpu_phys_free(vcl_dev, pa);
+        return rc;
+    }
+    m->va = m->va_base = va;
+    m->va_bytes = bytes;
+    m->pa = pa;
+    vcl_trace("buffer %p: device memory pa 0x%08x at va 0x%08x (%zu bytes)", (void *)m, pa, va, size);
+    return VMGPU_OK;
+}
+
+/* Host staging of a device buffer's maps: registered, mapped into the context once. */
+static int staging_ready(cl_mem r)
+{
+    if (r->staging) return VMGPU_OK;
+    void *p = NULL;
+    if (posix_memalign(&p, PAGE, r->va_bytes)) return VMGPU_ERR_NOMEM;
+    uint32_t haddr, va;
+    int rc = vmgpu_host_register(vcl_dev, p, r->va_bytes, &haddr);
+    if (rc) { free(p); return rc; }
+    rc = vmgpu_va_reserve(r->ctx->core, r->va_bytes, PAGE, 0, &va);
+    if (rc) {
+        vmgpu_host_unregister(vcl_dev, p);
+        free(p);
+        return rc;
+    }
+    rc = vmgpu_map(r->ctx->core, va, haddr, r->va_bytes,
+                   VMGPU_MAP_READ | VMGPU_MAP_WRITE | VMGPU_MAP_HOST);
+    if (rc) {
+        vmgpu_va_free(r->ctx->core, va);
+        vmgpu_host_unregister(vcl_dev, p);
+        free(p);
+        return rc;
+    }
+    r->staging = p;
+    r->staging_va = va;
+    return VMGPU_OK;
+}
+
+static void storage_free(cl_mem m)
+{
+    vmgpu_ctx *core = m->ctx->core;
+    if (m->staging) {
+        vmgpu_unmap(core, m->staging_va, m->va_bytes);
+        vmgpu_va_free(core, m->staging_va);
+        vmgpu_host_unregister(vcl_dev, m->staging);
+        free(m->staging);
+        m->staging = NULL;
+    }
+    if (m->va_bytes) {
+        vmgpu_unmap(core, m->va_base, m->va_bytes);
+        vmgpu_va_free(core, m->va_base);
+    }
+    if (m->pa) vmgpu_phys_free(vcl_dev, m->pa);
+    for (unsigned i = 0; i < m->nregs; i++) hostreg_put(m->regs[i]);
+    free(m->regs);
+    m->regs = NULL;
+    free(m->host_alloc);
+    m->host_alloc = NULL;
+}
+
+/* ------------------------------------------------------------ create/release */
+
+#define ACCESS_FLAGS (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY)
+#define HOSTPTR_FLAGS (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR)
+#define HOSTACC_FLAGS (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)
+
+static int popcount(cl_mem_flags f) { return __builtin_popcountll(f); }
+
+static cl_mem mem_new(cl_context c, cl_mem_flags flags, size_t size)
+{
+    cl_mem m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->dispatch = &vcl_dispatch;
+    m->magic = VCL_MEM;
+    m->live = 1;
+    m->refs = 1;
+    m->ctx = c;
+    m->type = CL_MEM_OBJECT_BUFFER;
+    m->flags = flags;
+    m->size = size;
+    return m;
+}
+
+cl_mem CL_API_CALL vcl_CreateBuffer(cl_context c, cl_mem_flags flags, size_t size, void *host_ptr,
+                                    cl_int *errcode_ret)
+{
+    cl_int err = CL_SUCCESS;
+    cl_mem m = NULL;
+    vcl_enter();
+    const cl_mem_flags known = ACCESS_FLAGS | HOSTPTR_FLAGS | HOSTACC_FLAGS;
+    if (!vcl_valid(c, VCL_CONTEXT)) { err = CL_INVALID_CONTEXT; goto out; }
+    if ((flags & ~known) || popcount(flags & ACCESS_FLAGS) > 1 ||
+        popcount(flags & HOSTACC_FLAGS) > 1 ||
+        ((flags & CL_MEM_USE_HOST_PTR) && (flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR)))) {
+        err = CL_INVALID_VALUE;
+        goto out;
+    }
+    if (size == 0 || size > max_alloc()) { err = CL_INVALID_BUFFER_SIZE; goto out; }
+    int wants_ptr = (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) != 0;
+    if (wants_ptr != (host_ptr != NULL)) { err = CL_INVALID_HOST_PTR; goto out; }
+    m = mem_new(c, flags, size);
+    if (!m) { err = CL_OUT_OF_HOST_MEMORY; goto out; }
+    int rc;
+    if (flags & CL_MEM_USE_HOST_PTR) {
+        m->host_ptr = host_ptr;
+        rc = map_host(c, host_ptr, size, m);
+    } else if (flags & CL_MEM_ALLOC_HOST_PTR) {
+        size_t bytes = (size + PAGE - 1) & ~(size_t)(PAGE - 1);
+        if (posix_memalign(&m->host_alloc, PAGE, bytes)) {
+            m->host_alloc = NULL;
+            rc = VMGPU_ERR_NOMEM;
+        } else {
+            memset(m->host_alloc, 0, bytes);
+            if (flags & CL_MEM_COPY_HOST_PTR) memcpy(m->host_alloc, host_ptr, size);
+            rc = map_host(c, m->host_alloc, size, m);
+        }
+    } else {
+        rc = map_device(c, size, m);
+        if (!rc && (flags & CL_MEM_COPY_HOST_PTR)) rc = vmgpu_phys_write(vcl_dev, m->pa, host_ptr, size);
+    }
+    if (rc) {
+        storage_free(m);
+        free(m);
+        m = NULL;
+        err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        goto out;
+    }
+    c->attached++;
+    vcl_register(m, VCL_MEM);
+out:
+    vcl_leave();
+    if (errcode_ret) *errcode_ret = err;
+    return m;
+}
+
+cl_mem CL_API_CALL vcl_CreateSubBuffer(cl_mem b, cl_mem_flags flags, cl_buffer_create_type type,
+                                       const void *info, cl_int *errcode_ret)
+{
+    cl_int err = CL_SUCCESS;
+    cl_mem m = NULL;
+    vcl_enter();
+    const cl_mem_flags known = ACCESS_FLAGS | HOSTPTR_FLAGS | HOSTACC_FLAGS;
+    if (!vcl_valid(b, VCL_MEM) || b->parent || b->type != CL_MEM_OBJECT_BUFFER) {
+        err = CL_INVALID_MEM_OBJECT;
+        goto out;
+    }
+    if ((flags & ~known) || (flags & HOSTPTR_FLAGS) || popcount(flags & ACCESS_FLAGS) > 1 ||
+        popcount(flags & HOSTACC_FLAGS) > 1) {
+        err = CL_INVALID_VALUE;
+        goto out;
+    }
+    /* Access flags may narrow the parent's, never widen them. */
+    if (((b->flags & CL_MEM_WRITE_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY))) ||
+        ((b->flags & CL_MEM_READ_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY))) ||
+        ((b->flags & CL_MEM_HOST_WRITE_ONLY) && (flags & CL_MEM_HOST_READ_ONLY)) ||
+        ((b->flags & CL_MEM_HOST_READ_ONLY) && (flags & CL_MEM_HOST_WRITE_ONLY)) ||
+        ((b->flags & CL_MEM_HOST_NO_ACCESS) && (flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY)))) {
+        err = CL_INVALID_VALUE;
+        goto out;
+    }
+    if (type != CL_BUFFER_CREATE_TYPE_REGION || !info) { err = CL_INVALID_VALUE; goto out; }
+    const cl_buffer_region *r = info;
+    if (r->size == 0) { err = CL_INVALID_BUFFER_SIZE; goto out; }
+    if (r->origin > b->size || r->size > b->size - r->origin) { err = CL_INVALID_VALUE; goto out; }
+    if (r->origin % ALIGN_BYTES) { err = CL_MISALIGNED_SUB_BUFFER_OFFSET; goto out; }
+    cl_mem_flags f = flags;
+    if (!(f & ACCESS_FLAGS)) f |= b->flags & ACCESS_FLAGS;
+    if (!(f & HOSTACC_FLAGS)) f |= b->flags & HOSTACC_FLAGS;
+    f |= b->flags & HOSTPTR_FLAGS;
+    m = mem_new(b->ctx, f, r->size);
+    if (!m) { err = CL_OUT_OF_HOST_MEMORY; goto out; }
+    m->parent = b;
+    m->origin = r->origin;
+    if (b->flags & CL_MEM_USE_HOST_PTR) m->host_ptr = (uint8_t *)b->host_ptr + r->origin;
+    b->attached++;
+    b->ctx->attached++;
+    vcl_register(m, VCL_MEM);
+out:
+    vcl_leave();
+    if (errcode_ret) *errcode_ret = err;
+    return m;
+}
+
+static void mem_maybe_destroy(cl_mem m)
+{
+    if (m->refs || m->attached || !m->live) return;
+    m->live = 0;
+    if (!m->parent) storage_free(m);
+    for (vcl_mapping *x = m->maps, *n; x; x = n) {
+        n = x->next;
+        free(x);
+    }
+    m->maps = NULL;
+    /* Newest first: the spec's reverse order of registration. */
+    for (vcl_dtor *d = m->dtors, *n; d; d = n) {
+        n = d->next;
+        vcl_defer_dtor(d, m);
+        free(d);
+    }
+    m->dtors = NULL;
+    if (m->parent) vcl_mem_release_internal(m->parent);
+    vcl_context_release(m->ctx);
+}
+
+void vcl_mem_retain_internal(cl_mem m) { m->attached++; }
+
+void vcl_mem_release_internal(cl_mem m)
+{
+    if (m->attached) m->attached--;
+    mem_maybe_destroy(m);
+}
+
+cl_int CL_API_CALL vcl_RetainMemObject(cl_mem m)
+{
+    vcl_enter();
+    cl_int rc = vcl_valid(m, VCL_MEM) ? CL_SUCCESS : CL_INVALID_MEM_OBJECT;
+    if (!rc) m->refs++;
+    vcl_leave();
+    return rc;
+}
+
+cl_int CL_API_CALL vcl_ReleaseMemObject(cl_mem m)
+{
+    vcl_enter();
+    cl_int rc = vcl_valid(m, VCL_MEM) && m->refs ? CL_SUCCESS : CL_INVALID_MEM_OBJECT;
+    if (!rc) {
+        m->refs--;
+        mem_maybe_destroy(m);
+    }
+    vcl_leave();
+    return rc;
+}
+
+cl_int CL_API_CALL vcl_SetMemObjectDestructorCallback(cl_mem m, void(CL_CALLBACK *fn)(cl_mem, void *),
+                                                      void *user)
+{
+    vcl_enter();
+    cl_int rc = CL_SUCCESS;
+    if (!vcl_valid(m, VCL_MEM)) rc = CL_INVALID_MEM_OBJECT;
+    else if (!fn) rc = CL_INVALID_VALUE;
+    else {
+        vcl_dtor *d = calloc(1, sizeof *d);
+        if (!d) rc = CL_OUT_OF_HOST_MEMORY;
+        else {
+            d->fn = fn;
+            d->user = user;
+            d->next = m->dtors;
+            m->dtors = d;
+        }
+    }
+    vcl_leave();
+    return rc;
+}
+
+cl_int CL_API_CALL vcl_GetMemObjectInfo(cl_mem m, cl_mem_info p, size_t size, void *value, size_t *ret)
+{
+    vcl_enter();
+    cl_int rc;
+    cl_uint u;
+    size_t z;
+    void *ptr;
+    if (!vcl_valid(m, VCL_MEM)) rc = CL_INVALID_MEM_OBJECT;
+    else switch (p) {
+    case CL_MEM_TYPE: rc = vcl_info_out(&m->type, sizeof m->type, size, value, ret); break;
+    case CL_MEM_FLAGS: rc = vcl_info_out(&m->flags, sizeof m->flags, size, value, ret); break;
+    case CL_MEM_SIZE: rc = vcl_info_out(&m->size, sizeof m->size, size, value, ret); break;
+    case CL_MEM_HOST_PTR:
+        ptr = m->host_ptr;
+        rc = vcl_info_out(&ptr, sizeof ptr, size, value, ret);
+        break;
+    case CL_MEM_MAP_COUNT: u = m->map_count; rc = vcl_info_out(&u, sizeof u, size, value, ret); break;
+    case CL_MEM_REFERENCE_COUNT: u = m->refs; rc = vcl_info_out(&u, sizeof u, size, value, ret); break;
+    case CL_MEM_CONTEXT: rc = vcl_info_out(&m->ctx, sizeof m->ctx, size, value, ret); break;
+    case CL_MEM_ASSOCIATED_MEMOBJECT: rc = vcl_info_out(&m->parent, sizeof m->parent, size, value, ret); break;
+    case CL_MEM_OFFSET: z = m->origin; rc = vcl_info_out(&z, sizeof z, size, value, ret); break;
+    default: rc = CL_INVALID_VALUE;
+    }
+    vcl_leave();
+    return rc;
+}
+
+/* ------------------------------------------------------------------ commands */
+
+void vcl_cmd_free(vcl_cmd *c)
+{
+    if (!c) return;
+    for (cl_uint i = 0; i < c->nwait; i++) vcl_event_release(c->wait[i]);
+    free(c->wait);
+    for (int i = 0; i < 2; i++)
+        if (c->mem[i]) vcl_mem_release_internal(c->mem[i]);
+    for (int i = 0; i < 3; i++)
+        if (c->kmem[i]) vcl_mem_release_internal(c->kmem[i]);
+    if (c->kernel) vcl_kernel_release_internal(c->kernel);
+    free(c->mapping);
+    if (c->ev) vcl_event_release(c->ev);
+    free(c);
+}
+
+/* Device work of one command: with profiling, TIMESTAMPs around it give START and END. */
+typedef struct prof { vmgpu_event *start; } prof;
+
+static int dev_begin(cl_command_queue q, prof *p)
+{
+    p->start = NULL;
+    if (!(q->props & CL_QUEUE_PROFILING_ENABLE)) return VMGPU_OK;
+    int rc = vmgpu_event_create(vcl_dev, &p->start);
+    if (!rc) rc = vmgpu_event_record(p->start, q->s);
+    return rc;
+}
+
+static int dev_end(cl_command_queue q, prof *p, cl_event e, int rc)
+{
+    if (!p->start) {
+        if (!rc) rc = vmgpu_stream_sync(q->s);
+        return rc;
+    }
+    vmgpu_event *end = NULL;
+    if (!rc) rc = vmgpu_event_create(vcl_dev, &end);
+    if (!rc) rc = vmgpu_event_record(end, q->s);
+    if (!rc) rc = vmgpu_event_wait(end);
+    uint64_t a, b;
+    if (!rc && !vmgpu_event_cycles(p->start, &a) && !vmgpu_event_cycles(end, &b)) {
+        e->t[2] = vcl_cycles_ns(a);
+        e->t[3] = vcl_cycles_ns(b);
+    }
+    if (rc) vmgpu_stream_sync(q->s);  /* drain what was queued */
+    vmgpu_event_destroy(end);
+    vmgpu_event_destroy(p->start);
+    return rc;
+}
+
+static int dma_copy(cl_command_queue q, uint32_t dst, uint32_t src, size_t n)
+{
+    int rc = VMGPU_OK;
+    for (size_t off = 0; off < n && !rc;) {
+        uint32_t chunk = n - off > 0x40000000u ? 0x40000000u : (uint32_t)(n - off);
+        rc = vmgpu_cmd_copy(q->s, dst + (uint32_t)off, src + (uint32_t)off, chunk);
+        off += chunk;
+    }
+    return rc;
+}
+
+static int host_read(cl_command_queue q, cl_mem m, size_t off, void *dst, size_t n)
+{
+    cl_mem r = root_of(m);
+    if (r->zero_copy) {
+        memcpy(dst, r->host + m->origin + off, n);
+        return VMGPU_OK;
+    }
+    return vmgpu_ctx_read(q->ctx->core, vcl_mem_va(m) + (uint32_t)off, dst, n);
+}
+
+static int host_write(cl_command_queue q, cl_mem m, size_t off, const void *src, size_t n)
+{
+    cl_mem r = root_of(m);
+    if (r->zero_copy) {
+        memcpy(r->host + m->origin + off, src, n);
+        return VMGPU_OK;
+    }
+    return vmgpu_ctx_write(q->ctx->core, vcl_mem_va(m) + (uint32_t)off, src, n);
+}
+
+cl_int vcl_run_mem_cmd(cl_command_queue q, vcl_cmd *c)
+{
+    cl_event e = c->ev;
+    cl_mem m = c->mem[0];
+    int rc = VMGPU_OK;
+    prof p;
+    e->t[2] = vcl_now_ns();
+    switch (c->op) {
+    case OP_READ: rc = host_read(q, m, c->off[0], c->ptr, c->size); break;
+    case OP_WRITE: rc = host_write(q, m, c->off[0], c->cptr, c->size); break;
+    case OP_READ_RECT:
+    case OP_WRITE_RECT:
+        for (size_t z = 0; z < c->region[2] && !rc; z++)
+            for (size_t y = 0; y < c->region[1] && !rc; y++) {
+                size_t bo = (c->o[0][2] + z) * c->pitch[1] + (c->o[0][1] + y) * c->pitch[0] + c->o[0][0];
+                size_t ho = (c->o[1][2] + z) * c->pitch[3] + (c->o[1][1] + y) * c->pitch[2] + c->o[1][0];
+                rc = c->op == OP_READ_RECT ? host_read(q, m, bo, (uint8_t *)c->ptr + ho, c->region[0])
+                                           : host_write(q, m, bo, (const uint8_t *)c->cptr + ho, c->region[0]);
+            }
+        break;
+    case OP_COPY:
+        rc = dev_begin(q, &p);
+        if (!rc) rc = dev_end(q, &p, e, dma_copy(q, vcl_mem_va(c->mem[1]) + (uint32_t)c->off[1],
+                                                 vcl_mem_va(m) + (uint32_t)c->off[0], c->size));
+        break;
+    case OP_COPY_RECT: {
+        /* mem[0] src, mem[1] dst; pitches: src row, src slice, dst row, dst slice. */
+        rc = dev_begin(q, &p);
+        int r2 = rc;
+        for (size_t z = 0; z < c->region[2] && !r2; z++) {
+            uint32_t s = vcl_mem_va(m) + (uint32_t)((c->o[0][2] + z) * c->pitch[1] +
+                                                    c->o[0][1] * c->pitch[0] + c->o[0][0]);
+            uint32_t d = vcl_mem_va(c->mem[1]) + (uint32_t)((c->o[1][2] + z) * c->pitch[3] +
+                                                            c->o[1][1] * c->pitch[2] + c->o[1][0]);
+            r2 = vmgpu_cmd_copy_2d(q->s, d, (uint32_t)c->pitch[2], s, (uint32_t)c->pitch[0],
+                                   (uint32_t)c->region[0], (uint32_t)c->region[1]);
+        }
+        if (!rc) rc = dev_end(q, &p, e, r2);
+        break;
+    }
+    case OP_FILL: {
+        uint32_t va = vcl_mem_va(m) + (uint32_t)c->off[0];
+        size_t ps = c->pattern_size;
+        rc = dev_begin(q, &p);
+        int r2 = rc;
+        if (!r2 && ps <= 4) {
+            uint32_t pat = 0;
+            memcpy(&pat, c->pattern, ps);
+            r2 = vmgpu_cmd_fill(q->s, va, (uint32_t)c->size, pat, (unsigned)ps);
+        } else if (!r2) {
+            /* Wider patterns: one copy written by the host, then doubled by DMA copies. */
+            r2 = host_write(q, m, c->off[0], c->pattern, ps);
+            for (size_t done = ps; done < c->size && !r2;) {
+                size_t n = done < c->size - done ? done : c->size - done;
+                r2 = vmgpu_cmd_copy(q->s, va + (uint32_t)done, va, (uint32_t)n);
+                if (!r2) r2 = vmgpu_stream_sync(q->s);  /* the next doubling reads this one */
+                done += n;
+            }
+        }
+        if (!rc) rc = dev_end(q, &p, e, r2);
+        break;
+    }
+    case OP_MAP: {
+        cl_mem r = root_of(m);
+        /* Zero copy: the pointer is the memory itself, nothing moves. */
+        if (r->zero_copy || (c->map_flags & CL_MAP_WRITE_INVALIDATE_REGION)) break;
+        rc = dev_begin(q, &p);
+        if (!rc) rc = dev_end(q, &p, e, dma_copy(q, r->staging_va + (uint32_t)(m->origin + c->off[0]),
+                                                 vcl_mem_va(m) + (uint32_t)c->off[0], c->size));
+        break;
+    }
+    case OP_UNMAP: {
+        cl_mem r = root_of(m);
+        vcl_mapping *x = c->mapping;
+        if (m->map_count) m->map_count--;
+        if (r->zero_copy || !(x->flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))) break;
+        rc = dev_begin(q, &p);
+        if (!rc) rc = dev_end(q, &p, e, dma_copy(q, vcl_mem_va(m) + (uint32_t)x->off,
+                                                 r->staging_va + (uint32_t)(m->origin + x->off), x->size));
+        break;
+    }
+    default: break;
+    }
+    e->t[3] = vcl_now_ns();
+    if (e->t[3] < e->t[2]) e->t[3] = e->t[2];
+    return vcl_core_err(q, rc);
+}
+
+/* Common checks of the enqueue calls: queue, memory objects, same context. */
+static cl_int check_q_mem(cl_command_queue q, cl_mem a, cl_mem b)
+{
+    if (!vcl_valid(q, VCL_QUEUE)) return CL_INVALID_COMMAND_QUEUE;
+    if (!vcl_valid(a, VCL_MEM) || a->type != CL_MEM_OBJECT_BUFFER) return CL_INVALID_MEM_OBJECT;
+    if (b && (!vcl_valid(b, VCL_MEM) || b->type != CL_MEM_OBJECT_BUFFER)) return CL_INVALID_MEM_OBJECT;
+    if (a->ctx != q->ctx || (b && b->ctx != q->ctx)) return CL_INVALID_CONTEXT;
+    return CL_SUCCESS;
+}
+
+static int misaligned(cl_mem m) { return m->parent && (m->origin % ALIGN_BYTES); }
+
+static int out_of(size_t off, size_t n, size_t size) { return off > size || n > size - off; }
+
+static vcl_cmd *cmd_new(int op, cl_mem a, cl_mem b)
+{
+    vcl_cmd *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->op = op;
+    if (a) { c->mem[0] = a; vcl_mem_retain_internal(a); }
+    if (b) { c->mem[1] = b; vcl_mem_retain_internal(b); }
+    return c;
+}
+
+static cl_int rw_buffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t off, size_t n,
+                        void *ptr, const void *cptr, cl_uint nw, const cl_event *w, cl_event *e,
+                        int write)
+{
+    vcl_enter();
+    cl_int rc = check_q_mem(q, m, NULL);
+    if (!rc && ((write ? cptr : ptr) == NULL || n == 0 || out_of(off, n, m->size))) rc = CL_INVALID_VALUE;
+    if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
+    if (!rc && misaligned(m)) rc = CL_MISALIGNED_SUB_BUFFER_OFFSET;
+    if (!rc && (m->flags & (write ? (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)
+                                  : (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS))))
+        rc = CL_INVALID_OPERATION;
+    if (!rc) {
+        vcl_cmd *c = cmd_new(write ? OP_WRITE : OP_READ, m, NULL);
+        if (!c) rc = CL_OUT_OF_HOST_MEMORY;
+        else {
+            c->off[0] = off;
+            c->size = n;
+            c->ptr = ptr;
+            c->cptr = cptr;
+            rc = vcl_submit(q, c, write ? CL_COMMAND_WRITE_BUFFER : CL_COMMAND_READ_BUFFER, nw, w, e, blocking);
+        }
+    }
+    vcl_leave();
+    return rc;
+}
+
+cl_int CL_API_CALL vcl_EnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t off,
+                                         size_t n, void *ptr, cl_uint nw, const cl_event *w, cl_event *e)
+{
+    return rw_buffer(q, m, blocking, off, n, ptr, NULL, nw, w, e, 0);
+}
+
+cl_int CL_API_CALL vcl_EnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t off,
+                                          size_t n, const void *ptr, cl_uint nw, const cl_event *w,
+                                          cl_event *e)
+{
+    return rw_buffer(q, m, blocking, off, n, NULL, ptr, nw, w, e, 1);
+}
+
+cl_int CL_API_CALL vcl_EnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem dst, size_t so,
+                                         size_t dso, size_t n, cl_uint nw, const cl_event *w,
+                                         cl_event *e)
+{
+    vcl_enter();
+    cl_int rc = check_q_mem(q, src, dst);
+    if (!rc && (n == 0 || out_of(so, n, src->size) || out_of(dso, n, dst->size))) rc = CL_INVALID_VALUE;
+    if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
+    if (!rc && (misaligned(src) || misaligned(dst))) rc = CL_MISALIGNED_SUB_BUFFER_OFFSET;
+    if (!rc && root_of(src) == root_of(dst)) {
+        size_t a = src->origin + so, b = dst->origin + dso;
+        if (a < b + n && b < a + n) rc = CL_MEM_COPY_OVERLAP;
+    }
+    if (!rc) {
+        vcl_cmd *c = cmd_new(OP_COPY, src, dst);
+        if (!c) rc = CL_OUT_OF_HOST_MEMORY;
+        else {
+            c->off[0] = so;
+            c->off[1] = dso;
+            c->size = n;
+            rc = vcl_submit(q, c, CL_COMMAND_COPY_BUFFER, nw, w, e, 0);
+        }
+    }
+    vcl_leave();
+    return rc;
+}
+
+cl_int CL_API_CALL vcl_EnqueueFillBuffer(cl_command_queue q, cl_mem m, const void *pat, size_t ps,
+                                         size_t off, size_t n, cl_uint nw, const cl_event *w,
+                                         cl_event *e)
+{
+    vcl_enter();
+    cl_int rc = check_q_mem(q, m, NULL);
+    if (!rc && (!pat || ps == 0 || ps > 128 || (ps & (ps - 1)) || off % ps || n % ps || n == 0 ||
+                out_of(off, n, m->size)))
+        rc = CL_INVALID_VALUE;
+    if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
+    if (!rc && misaligned(m)) rc = CL_MISALIGNED_SUB_BUFFER_OFFSET;
+    if (!rc) {
+        vcl_cmd *c = cmd_new(OP_FILL, m, NULL);
+        if (!c) rc = CL_OUT_OF_HOST_MEMORY;
+        else {
+            c->off[0] = off;
+            c->size = n;
+            memcpy(c->pattern, pat, ps);
+            c->pattern_size = ps;
+            rc = vcl_submit(q, c, CL_COMMAND_FILL_BUFFER, nw, w, e, 0);
+        }
+    }
+    vcl_leave();
+    return rc;
+}
+
+/* Rect geometry: 0 pitches take their defaults; the spec's pitch rules give CL_INVALID_VALUE.
+ * Returns the byte just past the last one touched (for the bounds check). */
+static cl_int rect_geometry(const size_t *origin, const size_t *region, size_t *row, size_t *slice,
+                            size_t *end)
+{
+    if (!origin || !region || region[0] == 0 || region[1] == 0 || region[2] == 0)
+        return CL_INVALID_VALUE;
+    if (*row == 0) *row = region[0];
+    else if (*row < region[0]) return CL_INVALID_VALUE;
+    if (*slice == 0) *slice = region[1] * *row;
+    else if (*slice < region[1] * *row || *slice % *row) return CL_INVALID_VALUE;
+    *end = (origin[2] + region[2] - 1) * *slice + (origin[1] + region[1] - 1) * *row + origin[0] + region[0];
+    return CL_SUCCESS;
+}
+
+static cl_int rw_rect(cl_command_queue q, cl_mem m, cl_bool blocking, const size_t *bo,
+                      const size_t *ho, const size_t *region, size_t brp, size_t bsp, size_t hrp,
+                      size_t hsp, void *ptr, const void *cptr, cl_uint nw, const cl_event *w,
+                      cl_event *e, int write)
+{
+    vcl_enter();
+    size_t bend, hend;
+    cl_int rc = check_q_mem(q, m, NULL);
+    if (!rc && !(write ? cptr : ptr)) rc = CL_INVALID_VALUE;
+    if (!rc) rc = rect_geometry(bo, region, &brp, &bsp, &bend);
+    if (!rc) rc = rect_geometry(ho, region, &hrp, &hsp, &hend);
+    if (!rc && bend > m->size) rc = CL_INVALID_VALUE;
+    if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
+    if (!rc && misaligned(m)) rc = CL_MISALIGNED_SUB_BUFFER_OFFSET;
+    if (!rc && (m->flags & (write ? (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)
+                                  : (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS))))
+        rc = CL_INVALID_OPERATION;
+    if (!rc) {
+        vcl_cmd *c = cmd_new(write ? OP_WRITE_RECT : OP_READ_RECT, m, NULL);
+        if (!c) rc = CL_OUT_OF_HOST_MEMORY;
+        else {
+            for (int i = 0; i < 3; i++) {
+                c->o[0][i] = bo[i];
+                c->o[1][i] = ho[i];
+                c->region[i] = region[i];
+            }
+            c->pitch[0] = brp;
+            c->pitch[1] = bsp;
+            c->pitch[2] = hrp;
+            c->pitch[3] = hsp;
+            c->ptr = ptr;
+            c->cptr = cptr;
+            rc = vcl_submit(q, c, write ? CL_COMMAND_WRITE_BUFFER_RECT : CL_COMMAND_READ_BUFFER_RECT,
+                            nw, w, e, blocking);
+        }
+    }
+    vcl_leave();
+    return rc;
+}
+
+cl_int CL_API_CALL vcl_EnqueueReadBufferRect(cl_command_queue q, cl_mem m, cl_bool blocking,
+                                             const size_t *bo, const size_t *ho, const size_t *region,
+                                             size_t brp, size_t bsp, size_t hrp, size_t hsp, void *ptr,
+                                             cl_uint nw, const cl_event *w, cl_event *e)
+{
+    return rw_rect(q, m, blocking, bo, ho, region, brp, bsp, hrp, hsp, ptr, NULL, nw, w, e, 0);
+}
+
+cl_int CL_API_CALL vcl_EnqueueWriteBufferRect(cl_command_queue q, cl_mem m, cl_bool blocking,
+                                              const size_t *bo, const size_t *ho, const size_t *region,
+                                              size_t brp, size_t bsp, size_t hrp, size_t hsp,
+                                              const void *ptr, cl_uint nw, const cl_event *w,
+                                              cl_event *e)
+{
+    return rw_rect(q, m, blocking, bo, ho, region, brp, bsp, hrp, hsp, NULL, ptr, nw, w, e, 1);
+}
+
+cl_int CL_API_CALL vcl_EnqueueCopyBufferRect(cl_command_queue q, cl_mem src, cl_mem dst,
+                                             const size_t *so, const size_t *dso, const size_t *region,
+                                             size_t srp, size_t ssp, size_t drp, size_t dsp,
+                                             cl_uint nw, const cl_event *w, cl_event *e)
+{
+    vcl_enter();
+    size_t send, dend;
+    cl_int rc = check_q_mem(q, src, dst);
+    if (!rc) rc = rect_geometry(so, region, &srp, &ssp, &send);
+    if (!rc) rc = rect_geometry(dso, region, &drp, &dsp, &dend);
+    if (!rc && (send > src->size || dend > dst->size)) rc = CL_INVALID_VALUE;
+    /* Same buffer: the spec asks for equal pitches, and reports overlap. */
+    if (!rc && src == dst && (srp != drp || ssp != dsp)) rc = CL_INVALID_VALUE;
+    if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
+    if (!rc && (misaligned(src) || misaligned(dst))) rc = CL_MISALIGNED_SUB_BUFFER_OFFSET;
+    if (!rc && root_of(src) == root_of(dst)) {
+        size_t sb = src->origin + so[2] * ssp + so[1] * srp + so[0];
+        size_t db = dst->origin + dso[2] * dsp + dso[1] * drp + dso[0];
+        size_t se = src->origin + send, de = dst->origin + dend;
+        if (sb < de && db < se) rc = CL_MEM_COPY_OVERLAP;
+    }
+    if (!rc) {
+        vcl_cmd *c = cmd_new(OP_COPY_RECT, src, dst);
+        if (!c) rc = CL_OUT_OF_HOST_MEMORY;
+        else {
+            for (int i = 0; i < 3; i++) {
+                c->o[0][i] = so[i];
+                c->o[1][i] = dso[i];
+                c->region[i] = region[i];
+            }
+            c->pitch[0] = srp;
+            c->pitch[1] = ssp;
+            c->pitch[2] = drp;
+            c->pitch[3] = dsp;
+            rc = vcl_submit(q, c, CL_COMMAND_COPY_BUFFER_RECT, nw, w, e, 0);
+        }
+    }
+    vcl_leave();
+    return rc;
+}
+
+/* ------------------------------------------------------------------ map/unmap */
+
+void *CL_API_CALL vcl_EnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool blocking,
+                                       cl_map_flags flags, size_t off, size_t n, cl_uint nw,
+                                       const cl_event *w, cl_event *e, cl_int *errcode_ret)
+{
+    vcl_enter();
+    void *ptr = NULL;
+    const cl_map_flags known = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
+    cl_int rc = check_q_mem(q, m, NULL);
+    if (!rc && ((flags & ~known) ||
+                ((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE))) ||
+                n == 0 || out_of(off, n, m->size)))
+        rc = CL_INVALID_VALUE;
+    if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
+    if (!rc && misaligned(m)) rc = CL_MISALIGNED_SUB_BUFFER_OFFSET;
+    if (!rc && (((flags & CL_MAP_READ) && (m->flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS))) ||
+                ((flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) &&
+                 (m->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)))))
+        rc = CL_INVALID_OPERATION;
+    cl_mem r = rc ? NULL : root_of(m);
+    if (!rc && !r->zero_copy && staging_ready(r)) rc = CL_MAP_FAILURE;
+    vcl_mapping *x = NULL;
+    if (!rc && !(x = calloc(1, sizeof *x))) rc = CL_OUT_OF_HOST_MEMORY;
+    if (!rc) {
+        ptr = (r->zero_copy ? r->host : r->staging) + m->origin + off;
+        x->ptr = ptr;
+        x->off = off;
+        x->size = n;
+        x->flags = flags;
+        x->next = m->maps;
+        m->maps = x;
+        m->map_count++;
+        vcl_cmd *c = cmd_new(OP_MAP, m, NULL);
+        if (!c) rc = CL_OUT_OF_HOST_MEMORY;
+        else {
+            c->off[0] = off;
+            c->size = n;
+            c->map_flags = flags;
+            vcl_trace("map %p [%zu, +%zu) flags 0x%x: %s", (void *)m, off, n, (unsigned)flags,
+                      r->zero_copy ? "zero copy (host memory in place)"
+                      : (flags & CL_MAP_WRITE_INVALIDATE_REGION) ? "staging, no read-back (invalidate)"
+                                                                 : "staging, DMA device -> host");
+            rc = vcl_submit(q, c, CL_COMMAND_MAP_BUFFER, nw, w, e, blocking);
+        }
+        if (rc) {
+            /* The map did not happen: no mapping stays behind. */
+            m->maps = x->next;
+            m->map_count--;
+            free(x);
+            ptr = NULL;
+        }
+    }
+    vcl_leave();
+    if (errcode_ret) *errcode_ret = rc;
+    return ptr;
+}
+
+cl_int CL_API_CALL vcl_EnqueueUnmapMemObject(cl_command_queue q, cl_mem m, void *ptr, cl_uint nw,
+                                             const cl_event *w, cl_event *e)
+{
+    vcl_enter();
+    cl_int rc = CL_SUCCESS;
+    if (!vcl_valid(q, VCL_QUEUE)) rc = CL_INVALID_COMMAND_QUEUE;
+    else if (!vcl_valid(m, VCL_MEM)) rc = CL_INVALID_MEM_OBJECT;
+    else if (m->ctx != q->ctx) rc = CL_INVALID_CONTEXT;
+    vcl_mapping **pp = NULL;
+    if (!rc) {
+        for (pp = &m->maps; *pp && (*pp)->ptr != ptr; pp = &(*pp)->next) {}
+        if (!*pp) rc = CL_INVALID_VALUE;
+    }
+    if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
+    if (!rc) {
+        vcl_cmd *c = cmd_new(OP_UNMAP, m, NULL);
+        if (!c) rc = CL_OUT_OF_HOST_MEMORY;
+        else {
+            vcl_mapping *x = *pp;
+            *pp = x->next;
+            x->next = NULL;
+            c->mapping = x;
+            rc = vcl_submit(q, c, CL_COMMAND_UNMAP_MEM_OBJECT, nw, w, e, 0);
+        }
+    }
+    vcl_leave();
+    return rc;
+}
+
+cl_int CL_API_CALL vcl_EnqueueMigrateMemObjects(cl_command_queue q, cl_uint n, const cl_mem *ms,
+                                                cl_mem_migration_flags f, cl_uint nw,
+                                                const cl_event *w, cl_event *e)
+{
+    vcl_enter();
+    cl_int rc = vcl_valid(q, VCL_QUEUE) ? CL_SUCCESS : CL_INVALID_COMMAND_QUEUE;
+    if (!rc && (n == 0 || !ms || (f & ~(cl_mem_migration_flags)(CL_MIGRATE_MEM_OBJECT_HOST |
+                                                                 CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED))))
+        rc = CL_INVALID_VALUE;
+    for (cl_uint i = 0; !rc && i < n; i++)
+        if (!vcl_valid(ms[i], VCL_MEM)) rc = CL_INVALID_MEM_OBJECT;
+        else if (ms[i]->ctx != q->ctx) rc = CL_INVALID_CONTEXT;
+    if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
+    if (!rc) {
+        /* One device and memory it can always reach: migration moves nothing. */
+        vcl_cmd *c = calloc(1, sizeof *c);
+        if (!c) rc = CL_OUT_OF_HOST_MEMORY;
+        else rc = vcl_submit(q, c, CL_COMMAND_MIGRATE_MEM_OBJECTS, nw, w, e, 0);
+    }
+    vcl_leave();
+    return rc;
+}
