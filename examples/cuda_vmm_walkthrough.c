@@ -109,8 +109,8 @@ int main(void)
     desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     CALL(cuMemSetAccess(va, size, &desc, 1));
     CALL(cuMemGetAccess(&acc, &loc, va));
-    printf("   access of VA 0x%08llx now %s: the same %zu PTEs rewritten with R and W\n",
-           (unsigned long long)va, access_name(acc), size / 4096);
+    printf("   access of VA 0x%08llx now %s: the same %zu PTEs rewritten with the R%s bits\n",
+           (unsigned long long)va, access_name(acc), size / 4096, acc == CU_MEM_ACCESS_FLAGS_PROT_READWRITE ? " and W" : "");
     if (acc != CU_MEM_ACCESS_FLAGS_PROT_READWRITE) failed = 1;
 
     /* Three arrays of N int32 inside the one mapping: x at +0, y at +8 KiB, out at +16 KiB. */
