@@ -1,0 +1,1129 @@
+/*
+ * OpenCL tests: C programs linked against the system's ICD loader (-lOpenCL), reaching
+ * vmgpu's ICD through OCL_ICD_VENDORS (ctest points it at the build tree's vendors dir).
+ * One executable, one ctest test per case: `vmgpu_cl_tests <case>`. Each case prints what it
+ * checked and exits nonzero on any failure.
+ */
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int fails, checks;
+#define CHECK(c) do { checks++; if (!(c)) { printf("  FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); fails++; } } while (0)
+#define RC(call, want) do { cl_int rc_ = (call); checks++; if (rc_ != (want)) { \
+    printf("  FAIL %s:%d: %s -> %d, want %d (%s)\n", __FILE__, __LINE__, #call, rc_, (int)(want), #want); fails++; } } while (0)
+#define OK(call) RC(call, CL_SUCCESS)
+#define NOTE(...) do { printf("  "); printf(__VA_ARGS__); printf("\n"); } while (0)
+
+static cl_platform_id g_pl;
+static cl_device_id g_dev;
+static cl_context g_ctx;
+static cl_command_queue g_q;
+
+/* Finds the vmgpu platform among whatever the loader lists. */
+static void setup(int profiling)
+{
+    cl_platform_id pls[16];
+    cl_uint n = 0;
+    if (clGetPlatformIDs(16, pls, &n) != CL_SUCCESS || n == 0) {
+        printf("FAIL: no OpenCL platform (OCL_ICD_VENDORS=%s)\n", getenv("OCL_ICD_VENDORS"));
+        exit(1);
+    }
+    for (cl_uint i = 0; i < n; i++) {
+        char name[64] = "";
+        clGetPlatformInfo(pls[i], CL_PLATFORM_NAME, sizeof name, name, NULL);
+        if (strcmp(name, "vmgpu") == 0) g_pl = pls[i];
+    }
+    if (!g_pl) {
+        printf("FAIL: the loader does not list the vmgpu platform\n");
+        exit(1);
+    }
+    if (clGetDeviceIDs(g_pl, CL_DEVICE_TYPE_ALL, 1, &g_dev, NULL) != CL_SUCCESS) {
+        printf("FAIL: vmgpu has no device\n");
+        exit(1);
+    }
+    cl_int err;
+    g_ctx = clCreateContext(NULL, 1, &g_dev, NULL, NULL, &err);
+    if (err) { printf("FAIL: clCreateContext %d\n", err); exit(1); }
+    g_q = clCreateCommandQueue(g_ctx, g_dev, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
+    if (err) { printf("FAIL: clCreateCommandQueue %d\n", err); exit(1); }
+}
+
+static void teardown(void)
+{
+    OK(clFinish(g_q));
+    OK(clReleaseCommandQueue(g_q));
+    OK(clReleaseContext(g_ctx));
+}
+
+static cl_mem buf(cl_mem_flags f, size_t size, void *host)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(g_ctx, f, size, host, &err);
+    if (err) { printf("  FAIL: clCreateBuffer(0x%llx, %zu) -> %d\n", (unsigned long long)f, size, err); fails++; }
+    return m;
+}
+
+static void *page_alloc(size_t n)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, 4096, n)) abort();
+    return p;
+}
+
+/* ---------------------------------------------------------------- cases */
+
+static void t_platform(void)
+{
+    setup(0);
+    char s[512];
+    OK(clGetPlatformInfo(g_pl, CL_PLATFORM_PROFILE, sizeof s, s, NULL));
+    CHECK(strcmp(s, "EMBEDDED_PROFILE") == 0);
+    OK(clGetPlatformInfo(g_pl, CL_PLATFORM_VERSION, sizeof s, s, NULL));
+    CHECK(strncmp(s, "OpenCL 1.2 ", 11) == 0);
+    OK(clGetPlatformInfo(g_pl, CL_PLATFORM_EXTENSIONS, sizeof s, s, NULL));
+    CHECK(strstr(s, "cl_khr_icd") != NULL);
+    OK(clGetPlatformInfo(g_pl, CL_PLATFORM_ICD_SUFFIX_KHR, sizeof s, s, NULL));
+    CHECK(strcmp(s, "VMGPU") == 0);
+    size_t sz;
+    OK(clGetPlatformInfo(g_pl, CL_PLATFORM_NAME, 0, NULL, &sz));
+    CHECK(sz == 6);
+    RC(clGetPlatformInfo(g_pl, CL_PLATFORM_NAME, 3, s, NULL), CL_INVALID_VALUE);
+    RC(clGetPlatformInfo(g_pl, 0x12345, sizeof s, s, NULL), CL_INVALID_VALUE);
+
+    cl_device_id d;
+    cl_uint nd;
+    OK(clGetDeviceIDs(g_pl, CL_DEVICE_TYPE_ACCELERATOR, 1, &d, &nd));
+    CHECK(d == g_dev && nd == 1);
+    OK(clGetDeviceIDs(g_pl, CL_DEVICE_TYPE_DEFAULT, 1, &d, NULL));
+    RC(clGetDeviceIDs(g_pl, CL_DEVICE_TYPE_GPU, 1, &d, &nd), CL_DEVICE_NOT_FOUND);
+    RC(clGetDeviceIDs(g_pl, CL_DEVICE_TYPE_CPU, 1, &d, &nd), CL_DEVICE_NOT_FOUND);
+    RC(clGetDeviceIDs(g_pl, 0, 1, &d, &nd), CL_INVALID_DEVICE_TYPE);
+    RC(clGetDeviceIDs(g_pl, CL_DEVICE_TYPE_ALL, 0, &d, &nd), CL_INVALID_VALUE);
+    RC(clGetDeviceIDs(g_pl, CL_DEVICE_TYPE_ALL, 1, NULL, NULL), CL_INVALID_VALUE);
+
+    cl_device_type t;
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_TYPE, sizeof t, &t, NULL));
+    CHECK(t == CL_DEVICE_TYPE_ACCELERATOR);
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_PROFILE, sizeof s, s, NULL));
+    CHECK(strcmp(s, "EMBEDDED_PROFILE") == 0);
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_BUILT_IN_KERNELS, sizeof s, s, NULL));
+    CHECK(strcmp(s, "vmgpu_fill_i32;vmgpu_copy_i32;vmgpu_add_i32;vmgpu_scale_i32;vmgpu_axpy_i32;"
+                    "vmgpu_reduce_sum_i32") == 0);
+    cl_bool b;
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_IMAGE_SUPPORT, sizeof b, &b, NULL));
+    CHECK(b == CL_FALSE);
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_COMPILER_AVAILABLE, sizeof b, &b, NULL));
+    CHECK(b == CL_FALSE);
+    cl_uint u;
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof u, &u, NULL));
+    CHECK(u == 1024);
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof u, &u, NULL));
+    CHECK(u == 50);
+    size_t res;
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_PROFILING_TIMER_RESOLUTION, sizeof res, &res, NULL));
+    CHECK(res == 20);
+    cl_ulong gm, ma;
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gm, &gm, NULL));
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof ma, &ma, NULL));
+    CHECK(gm > 0 && ma <= gm && (ma >= gm / 4 || ma >= (1u << 20)));
+    cl_platform_id p2;
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_PLATFORM, sizeof p2, &p2, NULL));
+    CHECK(p2 == g_pl);
+    cl_command_queue_properties qp;
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_QUEUE_PROPERTIES, sizeof qp, &qp, NULL));
+    CHECK(qp == CL_QUEUE_PROFILING_ENABLE);
+    RC(clGetDeviceInfo(g_dev, 0x7777, sizeof u, &u, NULL), CL_INVALID_VALUE);
+    RC(clGetDeviceInfo(g_dev, CL_DEVICE_NAME, 1, s, NULL), CL_INVALID_VALUE);
+    /* Every 1.2 query answers. */
+    static const cl_device_info all[] = {
+        CL_DEVICE_TYPE, CL_DEVICE_VENDOR_ID, CL_DEVICE_MAX_COMPUTE_UNITS,
+        CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, CL_DEVICE_MAX_WORK_GROUP_SIZE, CL_DEVICE_MAX_WORK_ITEM_SIZES,
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR, CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT,
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG,
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE,
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF, CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR,
+        CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT, CL_DEVICE_NATIVE_VECTOR_WIDTH_INT,
+        CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT,
+        CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE, CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF,
+        CL_DEVICE_MAX_CLOCK_FREQUENCY, CL_DEVICE_ADDRESS_BITS, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+        CL_DEVICE_IMAGE_SUPPORT, CL_DEVICE_MAX_READ_IMAGE_ARGS, CL_DEVICE_MAX_WRITE_IMAGE_ARGS,
+        CL_DEVICE_IMAGE2D_MAX_WIDTH, CL_DEVICE_IMAGE2D_MAX_HEIGHT, CL_DEVICE_IMAGE3D_MAX_WIDTH,
+        CL_DEVICE_IMAGE3D_MAX_HEIGHT, CL_DEVICE_IMAGE3D_MAX_DEPTH, CL_DEVICE_IMAGE_MAX_BUFFER_SIZE,
+        CL_DEVICE_IMAGE_MAX_ARRAY_SIZE, CL_DEVICE_MAX_SAMPLERS, CL_DEVICE_MAX_PARAMETER_SIZE,
+        CL_DEVICE_MEM_BASE_ADDR_ALIGN, CL_DEVICE_SINGLE_FP_CONFIG, CL_DEVICE_DOUBLE_FP_CONFIG,
+        CL_DEVICE_GLOBAL_MEM_CACHE_TYPE, CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE,
+        CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, CL_DEVICE_GLOBAL_MEM_SIZE, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE,
+        CL_DEVICE_MAX_CONSTANT_ARGS, CL_DEVICE_LOCAL_MEM_TYPE, CL_DEVICE_LOCAL_MEM_SIZE,
+        CL_DEVICE_ERROR_CORRECTION_SUPPORT, CL_DEVICE_HOST_UNIFIED_MEMORY,
+        CL_DEVICE_PROFILING_TIMER_RESOLUTION, CL_DEVICE_ENDIAN_LITTLE, CL_DEVICE_AVAILABLE,
+        CL_DEVICE_COMPILER_AVAILABLE, CL_DEVICE_LINKER_AVAILABLE, CL_DEVICE_EXECUTION_CAPABILITIES,
+        CL_DEVICE_QUEUE_PROPERTIES, CL_DEVICE_BUILT_IN_KERNELS, CL_DEVICE_PLATFORM, CL_DEVICE_NAME,
+        CL_DEVICE_VENDOR, CL_DRIVER_VERSION, CL_DEVICE_PROFILE, CL_DEVICE_VERSION,
+        CL_DEVICE_OPENCL_C_VERSION, CL_DEVICE_EXTENSIONS, CL_DEVICE_PRINTF_BUFFER_SIZE,
+        CL_DEVICE_PREFERRED_INTEROP_USER_SYNC, CL_DEVICE_PARENT_DEVICE,
+        CL_DEVICE_PARTITION_MAX_SUB_DEVICES, CL_DEVICE_PARTITION_PROPERTIES,
+        CL_DEVICE_PARTITION_AFFINITY_DOMAIN, CL_DEVICE_PARTITION_TYPE, CL_DEVICE_REFERENCE_COUNT};
+    int answered = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        size_t n = 0;
+        cl_int rc = clGetDeviceInfo(g_dev, all[i], 0, NULL, &n);
+        if (rc == CL_SUCCESS && n > 0) answered++;
+        else printf("  FAIL: clGetDeviceInfo(0x%x) -> %d, size %zu\n", all[i], rc, n);
+    }
+    checks++;
+    if (answered != (int)(sizeof all / sizeof all[0])) fails++;
+    NOTE("%d device queries answered", answered);
+    teardown();
+}
+
+static void CL_CALLBACK ctx_notify(const char *msg, const void *p, size_t n, void *user)
+{
+    (void)msg; (void)p; (void)n;
+    (*(int *)user)++;
+}
+
+static void t_context(void)
+{
+    setup(0);
+    cl_int err;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)g_pl, 0};
+    int notes = 0;
+    cl_context c = clCreateContext(props, 1, &g_dev, ctx_notify, &notes, &err);
+    OK(err);
+    cl_context_properties got[8];
+    size_t sz;
+    OK(clGetContextInfo(c, CL_CONTEXT_PROPERTIES, sizeof got, got, &sz));
+    CHECK(sz == sizeof props && got[0] == CL_CONTEXT_PLATFORM && got[1] == (cl_context_properties)g_pl && got[2] == 0);
+    cl_uint u;
+    OK(clGetContextInfo(c, CL_CONTEXT_NUM_DEVICES, sizeof u, &u, NULL));
+    CHECK(u == 1);
+    cl_device_id d;
+    OK(clGetContextInfo(c, CL_CONTEXT_DEVICES, sizeof d, &d, NULL));
+    CHECK(d == g_dev);
+    OK(clRetainContext(c));
+    OK(clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof u, &u, NULL));
+    CHECK(u == 2);
+    OK(clReleaseContext(c));
+    OK(clGetContextInfo(c, CL_CONTEXT_REFERENCE_COUNT, sizeof u, &u, NULL));
+    CHECK(u == 1);
+    RC(clGetContextInfo(c, 0x9999, sizeof u, &u, NULL), CL_INVALID_VALUE);
+    /* Errors. */
+    cl_context_properties bad[] = {0x7777, 1, 0};
+    CHECK(clCreateContext(bad, 1, &g_dev, NULL, NULL, &err) == NULL && err == CL_INVALID_PROPERTY);
+    cl_context_properties dup[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)g_pl,
+                                   CL_CONTEXT_PLATFORM, (cl_context_properties)g_pl, 0};
+    CHECK(clCreateContext(dup, 1, &g_dev, NULL, NULL, &err) == NULL && err == CL_INVALID_PROPERTY);
+    CHECK(clCreateContext(NULL, 0, &g_dev, NULL, NULL, &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(clCreateContext(NULL, 1, NULL, NULL, NULL, &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(clCreateContext(NULL, 1, &g_dev, NULL, &notes, &err) == NULL && err == CL_INVALID_VALUE);
+    cl_device_id bogus = (cl_device_id)g_q;  /* a live object of another type */
+    CHECK(clCreateContext(NULL, 1, &bogus, NULL, NULL, &err) == NULL && err == CL_INVALID_DEVICE);
+    cl_context c2 = clCreateContextFromType(props, CL_DEVICE_TYPE_ACCELERATOR, NULL, NULL, &err);
+    OK(err);
+    OK(clReleaseContext(c2));
+    CHECK(clCreateContextFromType(props, CL_DEVICE_TYPE_GPU, NULL, NULL, &err) == NULL && err == CL_DEVICE_NOT_FOUND);
+    /* Queues. */
+    cl_command_queue q = clCreateCommandQueue(c, g_dev, CL_QUEUE_PROFILING_ENABLE, &err);
+    OK(err);
+    cl_command_queue_properties qp;
+    OK(clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof qp, &qp, NULL));
+    CHECK(qp == CL_QUEUE_PROFILING_ENABLE);
+    cl_context qc;
+    OK(clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof qc, &qc, NULL));
+    CHECK(qc == c);
+    OK(clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof d, &d, NULL));
+    CHECK(d == g_dev);
+    CHECK(clCreateCommandQueue(c, g_dev, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err) == NULL &&
+          err == CL_INVALID_QUEUE_PROPERTIES);
+    CHECK(clCreateCommandQueue(c, g_dev, 1u << 10, &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(clCreateCommandQueue((cl_context)q, g_dev, 0, &err) == NULL && err == CL_INVALID_CONTEXT);
+    /* The context lives while the queue does, even after its last release. */
+    OK(clReleaseContext(c));
+    OK(clFinish(q));
+    OK(clReleaseCommandQueue(q));
+    RC(clReleaseCommandQueue(q), CL_INVALID_COMMAND_QUEUE);
+    RC(clRetainContext(c), CL_INVALID_CONTEXT);
+    RC(clGetContextInfo(c, CL_CONTEXT_NUM_DEVICES, sizeof u, &u, NULL), CL_INVALID_CONTEXT);
+    teardown();
+}
+
+static void t_buffer_flags(void)
+{
+    setup(0);
+    cl_int err;
+    int host[256];
+    for (int i = 0; i < 256; i++) host[i] = i * 3;
+    /* Bad flag combinations, sizes, host pointers. */
+    CHECK(clCreateBuffer(g_ctx, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY, 64, NULL, &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(clCreateBuffer(g_ctx, CL_MEM_READ_WRITE | CL_MEM_READ_ONLY, 64, NULL, &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(clCreateBuffer(g_ctx, CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR, 64, host, &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(clCreateBuffer(g_ctx, CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR, 64, host, &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(clCreateBuffer(g_ctx, CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS, 64, NULL, &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(clCreateBuffer(g_ctx, (cl_mem_flags)1 << 40, 64, NULL, &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(clCreateBuffer(g_ctx, 0, 0, NULL, &err) == NULL && err == CL_INVALID_BUFFER_SIZE);
+    cl_ulong ma;
+    clGetDeviceInfo(g_dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof ma, &ma, NULL);
+    CHECK(clCreateBuffer(g_ctx, 0, (size_t)ma + 1, NULL, &err) == NULL && err == CL_INVALID_BUFFER_SIZE);
+    CHECK(clCreateBuffer(g_ctx, CL_MEM_USE_HOST_PTR, 64, NULL, &err) == NULL && err == CL_INVALID_HOST_PTR);
+    CHECK(clCreateBuffer(g_ctx, CL_MEM_COPY_HOST_PTR, 64, NULL, &err) == NULL && err == CL_INVALID_HOST_PTR);
+    CHECK(clCreateBuffer(g_ctx, 0, 64, host, &err) == NULL && err == CL_INVALID_HOST_PTR);
+    CHECK(clCreateBuffer((cl_context)g_q, 0, 64, NULL, &err) == NULL && err == CL_INVALID_CONTEXT);
+
+    /* Every access flag gives a working buffer; COPY_HOST_PTR copies. */
+    static const cl_mem_flags ok_flags[] = {
+        0, CL_MEM_READ_WRITE, CL_MEM_READ_ONLY, CL_MEM_WRITE_ONLY, CL_MEM_COPY_HOST_PTR,
+        CL_MEM_ALLOC_HOST_PTR, CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR, CL_MEM_USE_HOST_PTR,
+        CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, CL_MEM_WRITE_ONLY | CL_MEM_USE_HOST_PTR};
+    for (size_t i = 0; i < sizeof ok_flags / sizeof ok_flags[0]; i++) {
+        cl_mem_flags f = ok_flags[i];
+        int *hp = (f & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) ? malloc(sizeof host) : NULL;
+        if (hp) memcpy(hp, host, sizeof host);
+        cl_mem m = buf(f, sizeof host, hp);
+        int back[256];
+        memset(back, 0xee, sizeof back);
+        if (f & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) {
+            OK(clEnqueueReadBuffer(g_q, m, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL));
+            CHECK(memcmp(back, host, sizeof host) == 0);
+        }
+        int v[4] = {1, 2, 3, 4};
+        OK(clEnqueueWriteBuffer(g_q, m, CL_TRUE, 64, sizeof v, v, 0, NULL, NULL));
+        OK(clEnqueueReadBuffer(g_q, m, CL_TRUE, 64, sizeof v, back, 0, NULL, NULL));
+        CHECK(memcmp(back, v, sizeof v) == 0);
+        if (f & CL_MEM_USE_HOST_PTR) CHECK(hp[16] == 1 && hp[19] == 4);  /* the user's memory itself */
+        cl_mem_flags gf;
+        size_t sz;
+        void *hpp;
+        OK(clGetMemObjectInfo(m, CL_MEM_FLAGS, sizeof gf, &gf, NULL));
+        CHECK(gf == f);
+        OK(clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof sz, &sz, NULL));
+        CHECK(sz == sizeof host);
+        OK(clGetMemObjectInfo(m, CL_MEM_HOST_PTR, sizeof hpp, &hpp, NULL));
+        CHECK(hpp == ((f & CL_MEM_USE_HOST_PTR) ? (void *)hp : NULL));
+        OK(clReleaseMemObject(m));
+        free(hp);
+    }
+    /* HOST_* flags: the host may not do what they forbid. */
+    int v = 5;
+    cl_mem wo = buf(CL_MEM_HOST_WRITE_ONLY, 64, NULL);
+    cl_mem ro = buf(CL_MEM_HOST_READ_ONLY, 64, NULL);
+    cl_mem na = buf(CL_MEM_HOST_NO_ACCESS, 64, NULL);
+    OK(clEnqueueWriteBuffer(g_q, wo, CL_TRUE, 0, 4, &v, 0, NULL, NULL));
+    RC(clEnqueueReadBuffer(g_q, wo, CL_TRUE, 0, 4, &v, 0, NULL, NULL), CL_INVALID_OPERATION);
+    OK(clEnqueueReadBuffer(g_q, ro, CL_TRUE, 0, 4, &v, 0, NULL, NULL));
+    RC(clEnqueueWriteBuffer(g_q, ro, CL_TRUE, 0, 4, &v, 0, NULL, NULL), CL_INVALID_OPERATION);
+    RC(clEnqueueWriteBuffer(g_q, na, CL_TRUE, 0, 4, &v, 0, NULL, NULL), CL_INVALID_OPERATION);
+    RC(clEnqueueReadBuffer(g_q, na, CL_TRUE, 0, 4, &v, 0, NULL, NULL), CL_INVALID_OPERATION);
+    /* Device-side commands stay allowed. */
+    v = 5;
+    OK(clEnqueueFillBuffer(g_q, na, &v, 4, 0, 64, 0, NULL, NULL));
+    OK(clEnqueueCopyBuffer(g_q, na, ro, 0, 0, 64, 0, NULL, NULL));
+    int r[16];
+    OK(clEnqueueReadBuffer(g_q, ro, CL_TRUE, 0, 64, r, 0, NULL, NULL));
+    CHECK(r[0] == 5 && r[15] == 5);
+    OK(clReleaseMemObject(wo));
+    OK(clReleaseMemObject(ro));
+    OK(clReleaseMemObject(na));
+    /* Two USE_HOST_PTR buffers sharing pages of one allocation are both zero copy. */
+    int *big = page_alloc(3 * 4096);
+    for (int i = 0; i < 3 * 1024; i++) big[i] = i;
+    cl_mem a = buf(CL_MEM_USE_HOST_PTR, 4096, big + 100);
+    cl_mem b = buf(CL_MEM_USE_HOST_PTR, 4096, big + 900);
+    OK(clEnqueueCopyBuffer(g_q, a, b, 0, 0, 400, 0, NULL, NULL));
+    OK(clFinish(g_q));
+    CHECK(big[900] == 100 && big[999] == 199 && big[1000] == 1000);
+    OK(clReleaseMemObject(a));
+    OK(clReleaseMemObject(b));
+    free(big);
+    teardown();
+}
+
+static int g_dtor_order[4], g_dtor_n;
+static void CL_CALLBACK dtor_cb(cl_mem m, void *user)
+{
+    (void)m;
+    g_dtor_order[g_dtor_n++] = (int)(intptr_t)user;
+}
+
+static void t_sub_buffers(void)
+{
+    setup(0);
+    cl_int err;
+    int data[1024];
+    for (int i = 0; i < 1024; i++) data[i] = i;
+    cl_mem m = buf(CL_MEM_COPY_HOST_PTR, sizeof data, data);
+    cl_buffer_region r = {256, 512};
+    cl_mem s = clCreateSubBuffer(m, 0, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+    OK(err);
+    int back[128];
+    OK(clEnqueueReadBuffer(g_q, s, CL_TRUE, 0, 512, back, 0, NULL, NULL));
+    CHECK(back[0] == 64 && back[127] == 191);
+    cl_mem assoc;
+    size_t off;
+    OK(clGetMemObjectInfo(s, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof assoc, &assoc, NULL));
+    OK(clGetMemObjectInfo(s, CL_MEM_OFFSET, sizeof off, &off, NULL));
+    CHECK(assoc == m && off == 256);
+    cl_mem_flags f;
+    OK(clGetMemObjectInfo(s, CL_MEM_FLAGS, sizeof f, &f, NULL));
+    CHECK(f & CL_MEM_COPY_HOST_PTR);
+    /* Base alignment: CL_DEVICE_MEM_BASE_ADDR_ALIGN is 1024 bits = 128 bytes. */
+    cl_buffer_region mis = {64, 64};
+    CHECK(clCreateSubBuffer(m, 0, CL_BUFFER_CREATE_TYPE_REGION, &mis, &err) == NULL && err == CL_MISALIGNED_SUB_BUFFER_OFFSET);
+    cl_buffer_region oob = {3968, 256};
+    CHECK(clCreateSubBuffer(m, 0, CL_BUFFER_CREATE_TYPE_REGION, &oob, &err) == NULL && err == CL_INVALID_VALUE);
+    cl_buffer_region zero = {128, 0};
+    CHECK(clCreateSubBuffer(m, 0, CL_BUFFER_CREATE_TYPE_REGION, &zero, &err) == NULL && err == CL_INVALID_BUFFER_SIZE);
+    CHECK(clCreateSubBuffer(m, 0, 0x1234, &r, &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(clCreateSubBuffer(s, 0, CL_BUFFER_CREATE_TYPE_REGION, &r, &err) == NULL && err == CL_INVALID_MEM_OBJECT);
+    CHECK(clCreateSubBuffer(m, CL_MEM_USE_HOST_PTR, CL_BUFFER_CREATE_TYPE_REGION, &r, &err) == NULL && err == CL_INVALID_VALUE);
+    cl_mem wo = buf(CL_MEM_WRITE_ONLY, 4096, NULL);
+    CHECK(clCreateSubBuffer(wo, CL_MEM_READ_ONLY, CL_BUFFER_CREATE_TYPE_REGION, &r, &err) == NULL && err == CL_INVALID_VALUE);
+    cl_mem nah = buf(CL_MEM_HOST_NO_ACCESS, 4096, NULL);
+    CHECK(clCreateSubBuffer(nah, CL_MEM_HOST_READ_ONLY, CL_BUFFER_CREATE_TYPE_REGION, &r, &err) == NULL && err == CL_INVALID_VALUE);
+    cl_mem nas = clCreateSubBuffer(nah, 0, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+    OK(err);
+    RC(clEnqueueReadBuffer(g_q, nas, CL_TRUE, 0, 4, back, 0, NULL, NULL), CL_INVALID_OPERATION);
+    OK(clReleaseMemObject(nas));
+    OK(clReleaseMemObject(nah));
+    OK(clReleaseMemObject(wo));
+    /* Writes through the sub-buffer land in the parent. */
+    int v[2] = {-1, -2};
+    OK(clEnqueueWriteBuffer(g_q, s, CL_TRUE, 8, sizeof v, v, 0, NULL, NULL));
+    OK(clEnqueueReadBuffer(g_q, m, CL_TRUE, 256 + 8, sizeof v, back, 0, NULL, NULL));
+    CHECK(back[0] == -1 && back[1] == -2);
+    /* USE_HOST_PTR sub-buffer: host ptr is parent's + origin. */
+    int *hp = page_alloc(4096);
+    cl_mem u = buf(CL_MEM_USE_HOST_PTR, 4096, hp);
+    cl_mem us = clCreateSubBuffer(u, 0, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+    void *p;
+    OK(clGetMemObjectInfo(us, CL_MEM_HOST_PTR, sizeof p, &p, NULL));
+    CHECK(p == (char *)hp + 256);
+    OK(clReleaseMemObject(us));
+    OK(clReleaseMemObject(u));
+    free(hp);
+    /* Destructor callbacks run in reverse order, when the parent is really gone (the
+     * sub-buffer holds it). Reference counts. */
+    OK(clSetMemObjectDestructorCallback(m, dtor_cb, (void *)1));
+    OK(clSetMemObjectDestructorCallback(m, dtor_cb, (void *)2));
+    RC(clSetMemObjectDestructorCallback(m, NULL, NULL), CL_INVALID_VALUE);
+    cl_uint rc;
+    OK(clRetainMemObject(m));
+    OK(clGetMemObjectInfo(m, CL_MEM_REFERENCE_COUNT, sizeof rc, &rc, NULL));
+    CHECK(rc == 2);
+    OK(clReleaseMemObject(m));
+    OK(clReleaseMemObject(m));
+    CHECK(g_dtor_n == 0);  /* the sub-buffer keeps it */
+    OK(clReleaseMemObject(s));
+    CHECK(g_dtor_n == 2 && g_dtor_order[0] == 2 && g_dtor_order[1] == 1);
+    RC(clReleaseMemObject(m), CL_INVALID_MEM_OBJECT);
+    RC(clRetainMemObject(s), CL_INVALID_MEM_OBJECT);
+    RC(clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof off, &off, NULL), CL_INVALID_MEM_OBJECT);
+    teardown();
+}
+
+/* Map/unmap on one buffer of the given kind: data both ways, map count, pointer rules. */
+static void map_round_trip(cl_mem_flags f, const char *what)
+{
+    const size_t n = 2048;
+    int *hp = NULL;
+    if (f & CL_MEM_USE_HOST_PTR) {
+        hp = page_alloc(n * 4 + 4096);
+        hp += 3;  /* deliberately not page aligned */
+        for (size_t i = 0; i < n; i++) hp[i] = (int)i;
+    }
+    cl_mem m = buf(f, n * 4, hp);
+    cl_int err;
+    if (!hp) {
+        int *init = malloc(n * 4);
+        for (size_t i = 0; i < n; i++) init[i] = (int)i;
+        OK(clEnqueueWriteBuffer(g_q, m, CL_TRUE, 0, n * 4, init, 0, NULL, NULL));
+        free(init);
+    }
+    /* Blocking read map. */
+    int *p = clEnqueueMapBuffer(g_q, m, CL_TRUE, CL_MAP_READ, 400, 800, 0, NULL, NULL, &err);
+    OK(err);
+    CHECK(p && p[0] == 100 && p[199] == 299);
+    if (hp) CHECK(p == hp + 100);  /* USE_HOST_PTR: host_ptr + offset */
+    /* A second, overlapping read map. */
+    cl_event ev;
+    int *p2 = clEnqueueMapBuffer(g_q, m, CL_FALSE, CL_MAP_READ, 0, 1024, 0, NULL, &ev, &err);
+    OK(err);
+    OK(clWaitForEvents(1, &ev));
+    cl_command_type ct;
+    OK(clGetEventInfo(ev, CL_EVENT_COMMAND_TYPE, sizeof ct, &ct, NULL));
+    CHECK(ct == CL_COMMAND_MAP_BUFFER);
+    OK(clReleaseEvent(ev));
+    CHECK(p2 && p2[100] == 100 && p2[255] == 255);
+    cl_uint mc;
+    OK(clGetMemObjectInfo(m, CL_MEM_MAP_COUNT, sizeof mc, &mc, NULL));
+    CHECK(mc == 2);
+    OK(clEnqueueUnmapMemObject(g_q, m, p, 0, NULL, NULL));
+    OK(clEnqueueUnmapMemObject(g_q, m, p2, 0, NULL, NULL));
+    OK(clFinish(g_q));
+    OK(clGetMemObjectInfo(m, CL_MEM_MAP_COUNT, sizeof mc, &mc, NULL));
+    CHECK(mc == 0);
+    RC(clEnqueueUnmapMemObject(g_q, m, p, 0, NULL, NULL), CL_INVALID_VALUE);  /* already unmapped */
+    /* Write map: existing contents are there, writes reach the buffer at unmap. */
+    int *w = clEnqueueMapBuffer(g_q, m, CL_TRUE, CL_MAP_WRITE, 4096, 4096, 0, NULL, NULL, &err);
+    OK(err);
+    CHECK(w && w[0] == 1024 && w[1023] == 2047);
+    for (int i = 0; i < 1024; i++) w[i] = -i;
+    OK(clEnqueueUnmapMemObject(g_q, m, w, 0, NULL, NULL));
+    int back[1024];
+    OK(clEnqueueReadBuffer(g_q, m, CL_TRUE, 4096, 4096, back, 0, NULL, NULL));
+    CHECK(back[0] == 0 && back[5] == -5 && back[1023] == -1023);
+    /* Invalidate map: no read-back (device buffers show stale staging data, never the
+     * buffer's new contents), the written bytes land in the buffer. */
+    int fillv = 77;
+    OK(clEnqueueFillBuffer(g_q, m, &fillv, 4, 0, 1024, 0, NULL, NULL));
+    int *iv = clEnqueueMapBuffer(g_q, m, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, 0, 1024, 0, NULL, NULL, &err);
+    OK(err);
+    if (!(f & (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR))) CHECK(iv[0] != 77);  /* no read-back */
+    for (int i = 0; i < 256; i++) iv[i] = 1000 + i;
+    OK(clEnqueueUnmapMemObject(g_q, m, iv, 0, NULL, NULL));
+    OK(clEnqueueReadBuffer(g_q, m, CL_TRUE, 0, 1024, back, 0, NULL, NULL));
+    CHECK(back[0] == 1000 && back[255] == 1255);
+    OK(clReleaseMemObject(m));
+    if (hp) free(hp - 3);
+    NOTE("map/unmap round trip on %s buffer", what);
+}
+
+static void t_map_device(void)
+{
+    setup(0);
+    map_round_trip(0, "device");
+    map_round_trip(CL_MEM_READ_ONLY, "read-only device");
+    teardown();
+}
+
+static void t_map_zero_copy(void)
+{
+    setup(0);
+    map_round_trip(CL_MEM_USE_HOST_PTR, "USE_HOST_PTR");
+    map_round_trip(CL_MEM_ALLOC_HOST_PTR, "ALLOC_HOST_PTR");
+    /* True zero copy: the device works on the user's memory in place; the map pointer is it. */
+    int *hp = page_alloc(4096);
+    for (int i = 0; i < 1024; i++) hp[i] = i;
+    cl_mem m = buf(CL_MEM_USE_HOST_PTR, 4096, hp);
+    int pat = 0x5a5a5a5a;
+    OK(clEnqueueFillBuffer(g_q, m, &pat, 4, 2048, 2048, 0, NULL, NULL));
+    OK(clFinish(g_q));
+    CHECK(hp[511] == 511 && hp[512] == 0x5a5a5a5a && hp[1023] == 0x5a5a5a5a);
+    hp[0] = 4242;  /* written by the host behind the buffer's back: the device sees it */
+    cl_mem d = buf(0, 4096, NULL);
+    OK(clEnqueueCopyBuffer(g_q, m, d, 0, 0, 16, 0, NULL, NULL));
+    int back[4];
+    OK(clEnqueueReadBuffer(g_q, d, CL_TRUE, 0, 16, back, 0, NULL, NULL));
+    CHECK(back[0] == 4242 && back[3] == 3);
+    cl_int err;
+    void *p = clEnqueueMapBuffer(g_q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 12, 4, 0, NULL, NULL, &err);
+    CHECK(p == (char *)hp + 12);
+    OK(clEnqueueUnmapMemObject(g_q, m, p, 0, NULL, NULL));
+    OK(clReleaseMemObject(d));
+    OK(clReleaseMemObject(m));
+    free(hp);
+    teardown();
+}
+
+static void CL_CALLBACK ev_cb(cl_event e, cl_int status, void *user)
+{
+    (void)e;
+    int *log = user;
+    log[log[0] + 1] = status;
+    log[0]++;
+}
+
+static void t_map_events(void)
+{
+    setup(0);
+    cl_int err;
+    cl_mem m = buf(0, 4096, NULL);
+    int v[4] = {9, 8, 7, 6};
+    OK(clEnqueueWriteBuffer(g_q, m, CL_TRUE, 0, 16, v, 0, NULL, NULL));
+    /* Non-blocking map behind a user event: nothing happens until it is set. */
+    cl_event ue = clCreateUserEvent(g_ctx, &err);
+    OK(err);
+    cl_event mev;
+    int *p = clEnqueueMapBuffer(g_q, m, CL_FALSE, CL_MAP_READ, 0, 16, 1, &ue, &mev, &err);
+    OK(err);
+    CHECK(p != NULL);
+    int log[8] = {0};
+    OK(clSetEventCallback(mev, CL_COMPLETE, ev_cb, log));
+    cl_int st;
+    OK(clGetEventInfo(mev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+    CHECK(st == CL_QUEUED);
+    OK(clGetEventInfo(ue, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+    CHECK(st == CL_SUBMITTED);
+    cl_uint mc;
+    OK(clGetMemObjectInfo(m, CL_MEM_MAP_COUNT, sizeof mc, &mc, NULL));
+    CHECK(mc == 1);
+    CHECK(log[0] == 0);
+    OK(clSetUserEventStatus(ue, CL_COMPLETE));
+    RC(clSetUserEventStatus(ue, CL_COMPLETE), CL_INVALID_OPERATION);
+    OK(clWaitForEvents(1, &mev));
+    CHECK(p[0] == 9 && p[3] == 6);
+    CHECK(log[0] == 1 && log[1] == CL_COMPLETE);
+    OK(clEnqueueUnmapMemObject(g_q, m, p, 0, NULL, NULL));
+    OK(clReleaseEvent(mev));
+    OK(clReleaseEvent(ue));
+    /* A failed event in the wait list: blocking map returns the wait-list error, leaves no
+     * mapping; a non-blocking one gives an event with a negative status. */
+    cl_event bad = clCreateUserEvent(g_ctx, &err);
+    OK(clSetUserEventStatus(bad, -42));
+    p = clEnqueueMapBuffer(g_q, m, CL_TRUE, CL_MAP_READ, 0, 16, 1, &bad, NULL, &err);
+    CHECK(p == NULL && err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    OK(clGetMemObjectInfo(m, CL_MEM_MAP_COUNT, sizeof mc, &mc, NULL));
+    CHECK(mc == 0);
+    cl_event e2;
+    p = clEnqueueMapBuffer(g_q, m, CL_FALSE, CL_MAP_READ, 0, 16, 1, &bad, &e2, &err);
+    OK(err);
+    RC(clWaitForEvents(1, &e2), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    OK(clGetEventInfo(e2, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+    CHECK(st < 0);
+    OK(clReleaseEvent(e2));
+    OK(clReleaseEvent(bad));
+    /* Other thread sets the user event while this one blocks in a blocking map. */
+    cl_event ue2 = clCreateUserEvent(g_ctx, &err);
+    pthread_t th;
+    void *setter(void *arg);
+    pthread_create(&th, NULL, setter, ue2);
+    p = clEnqueueMapBuffer(g_q, m, CL_TRUE, CL_MAP_READ, 4, 8, 1, &ue2, NULL, &err);
+    OK(err);
+    CHECK(p && p[0] == 8 && p[1] == 7);
+    pthread_join(th, NULL);
+    OK(clEnqueueUnmapMemObject(g_q, m, p, 0, NULL, NULL));
+    OK(clReleaseEvent(ue2));
+    OK(clReleaseMemObject(m));
+    teardown();
+}
+
+void *setter(void *arg)
+{
+    usleep(20000);
+    clSetUserEventStatus((cl_event)arg, CL_COMPLETE);
+    return NULL;
+}
+
+static void t_map_errors(void)
+{
+    setup(0);
+    cl_int err;
+    cl_mem m = buf(0, 4096, NULL);
+    cl_event ev = NULL;
+    void *p;
+#define MAPFAIL(q_, m_, flags, off, n, nw, wl, want) do { \
+        err = 12345; \
+        p = clEnqueueMapBuffer(q_, m_, CL_TRUE, flags, off, n, nw, wl, NULL, &err); \
+        CHECK(p == NULL); RC(err, want); } while (0)
+    MAPFAIL(g_q, m, CL_MAP_READ, 4000, 200, 0, NULL, CL_INVALID_VALUE);
+    MAPFAIL(g_q, m, CL_MAP_READ, 0, 0, 0, NULL, CL_INVALID_VALUE);
+    MAPFAIL(g_q, m, CL_MAP_READ, 4097, 1, 0, NULL, CL_INVALID_VALUE);
+    MAPFAIL(g_q, m, (cl_map_flags)1 << 7, 0, 4, 0, NULL, CL_INVALID_VALUE);
+    MAPFAIL(g_q, m, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, 0, 4, 0, NULL, CL_INVALID_VALUE);
+    MAPFAIL(g_q, m, CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION, 0, 4, 0, NULL, CL_INVALID_VALUE);
+    MAPFAIL(g_q, m, CL_MAP_READ, 0, 4, 1, NULL, CL_INVALID_EVENT_WAIT_LIST);
+    cl_event ue = clCreateUserEvent(g_ctx, &err);
+    MAPFAIL(g_q, m, CL_MAP_READ, 0, 4, 0, &ue, CL_INVALID_EVENT_WAIT_LIST);
+    cl_event deadev = clCreateUserEvent(g_ctx, &err);
+    OK(clReleaseEvent(deadev));
+    MAPFAIL(g_q, m, CL_MAP_READ, 0, 4, 1, &deadev, CL_INVALID_EVENT_WAIT_LIST);
+    /* Another context's queue/event/buffer. */
+    cl_context c2 = clCreateContext(NULL, 1, &g_dev, NULL, NULL, &err);
+    cl_command_queue q2 = clCreateCommandQueue(c2, g_dev, 0, &err);
+    cl_event ue2 = clCreateUserEvent(c2, &err);
+    MAPFAIL(q2, m, CL_MAP_READ, 0, 4, 0, NULL, CL_INVALID_CONTEXT);
+    MAPFAIL(g_q, m, CL_MAP_READ, 0, 4, 1, &ue2, CL_INVALID_CONTEXT);
+    /* Wrong or dead objects. */
+    MAPFAIL((cl_command_queue)m, m, CL_MAP_READ, 0, 4, 0, NULL, CL_INVALID_COMMAND_QUEUE);
+    MAPFAIL(g_q, (cl_mem)g_q, CL_MAP_READ, 0, 4, 0, NULL, CL_INVALID_MEM_OBJECT);
+    cl_mem dead = buf(0, 64, NULL);
+    OK(clReleaseMemObject(dead));
+    MAPFAIL(g_q, dead, CL_MAP_READ, 0, 4, 0, NULL, CL_INVALID_MEM_OBJECT);
+    /* HOST_* flags. */
+    cl_mem wo = buf(CL_MEM_HOST_WRITE_ONLY, 64, NULL);
+    cl_mem ro = buf(CL_MEM_HOST_READ_ONLY, 64, NULL);
+    cl_mem na = buf(CL_MEM_HOST_NO_ACCESS, 64, NULL);
+    MAPFAIL(g_q, wo, CL_MAP_READ, 0, 4, 0, NULL, CL_INVALID_OPERATION);
+    MAPFAIL(g_q, ro, CL_MAP_WRITE, 0, 4, 0, NULL, CL_INVALID_OPERATION);
+    MAPFAIL(g_q, ro, CL_MAP_WRITE_INVALIDATE_REGION, 0, 4, 0, NULL, CL_INVALID_OPERATION);
+    MAPFAIL(g_q, na, CL_MAP_READ, 0, 4, 0, NULL, CL_INVALID_OPERATION);
+    MAPFAIL(g_q, na, CL_MAP_WRITE, 0, 4, 0, NULL, CL_INVALID_OPERATION);
+    p = clEnqueueMapBuffer(g_q, wo, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, 0, 4, 0, NULL, NULL, &err);
+    OK(err);
+    OK(clEnqueueUnmapMemObject(g_q, wo, p, 0, NULL, NULL));
+    p = clEnqueueMapBuffer(g_q, ro, CL_TRUE, CL_MAP_READ, 0, 4, 0, NULL, NULL, &err);
+    OK(err);
+    /* Unmap errors. */
+    RC(clEnqueueUnmapMemObject(g_q, ro, (char *)p + 4, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueUnmapMemObject(g_q, wo, p, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueUnmapMemObject(q2, ro, p, 0, NULL, NULL), CL_INVALID_CONTEXT);
+    RC(clEnqueueUnmapMemObject(g_q, ro, p, 1, NULL, NULL), CL_INVALID_EVENT_WAIT_LIST);
+    RC(clEnqueueUnmapMemObject(g_q, (cl_mem)g_ctx, p, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    cl_uint mc;
+    OK(clGetMemObjectInfo(ro, CL_MEM_MAP_COUNT, sizeof mc, &mc, NULL));
+    CHECK(mc == 1);  /* the failed calls changed nothing */
+    OK(clEnqueueUnmapMemObject(g_q, ro, p, 0, NULL, &ev));
+    OK(clWaitForEvents(1, &ev));
+    OK(clReleaseEvent(ev));
+    /* Misaligned sub-buffer offsets cannot exist (refused at creation). */
+    cl_buffer_region mis = {4, 16};
+    CHECK(clCreateSubBuffer(m, 0, CL_BUFFER_CREATE_TYPE_REGION, &mis, &err) == NULL && err == CL_MISALIGNED_SUB_BUFFER_OFFSET);
+    /* Sub-buffer map: the region of the parent. */
+    int v[64];
+    for (int i = 0; i < 64; i++) v[i] = i * 7;
+    OK(clEnqueueWriteBuffer(g_q, m, CL_TRUE, 0, sizeof v, v, 0, NULL, NULL));
+    cl_buffer_region sr = {128, 128};
+    cl_mem s = clCreateSubBuffer(m, 0, CL_BUFFER_CREATE_TYPE_REGION, &sr, &err);
+    int *sp = clEnqueueMapBuffer(g_q, s, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, 128, 0, NULL, NULL, &err);
+    OK(err);
+    CHECK(sp && sp[0] == 32 * 7 && sp[31] == 63 * 7);
+    MAPFAIL(g_q, s, CL_MAP_READ, 64, 128, 0, NULL, CL_INVALID_VALUE);
+    sp[0] = -5;
+    OK(clEnqueueUnmapMemObject(g_q, s, sp, 0, NULL, NULL));
+    OK(clEnqueueReadBuffer(g_q, m, CL_TRUE, 128, 4, v, 0, NULL, NULL));
+    CHECK(v[0] == -5);
+    OK(clReleaseMemObject(s));
+    OK(clReleaseMemObject(wo));
+    OK(clReleaseMemObject(ro));
+    OK(clReleaseMemObject(na));
+    OK(clReleaseEvent(ue));
+    OK(clReleaseEvent(ue2));
+    OK(clReleaseCommandQueue(q2));
+    OK(clReleaseContext(c2));
+    OK(clReleaseMemObject(m));
+    teardown();
+}
+
+static void t_copy_fill_rect(void)
+{
+    setup(0);
+    cl_int err;
+    int src[1024], back[1024];
+    for (int i = 0; i < 1024; i++) src[i] = i * 11;
+    cl_mem a = buf(CL_MEM_COPY_HOST_PTR, sizeof src, src);
+    cl_mem b = buf(0, sizeof src, NULL);
+    OK(clEnqueueCopyBuffer(g_q, a, b, 40, 400, 800, 0, NULL, NULL));
+    OK(clEnqueueReadBuffer(g_q, b, CL_TRUE, 400, 800, back, 0, NULL, NULL));
+    CHECK(back[0] == 10 * 11 && back[199] == 209 * 11);
+    RC(clEnqueueCopyBuffer(g_q, a, a, 0, 100, 200, 0, NULL, NULL), CL_MEM_COPY_OVERLAP);
+    RC(clEnqueueCopyBuffer(g_q, a, b, 4000, 0, 200, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueCopyBuffer(g_q, a, b, 0, 0, 0, 0, NULL, NULL), CL_INVALID_VALUE);
+    OK(clEnqueueCopyBuffer(g_q, a, a, 0, 2048, 1024, 0, NULL, NULL));
+    /* Fills with every pattern size. */
+    for (size_t ps = 1; ps <= 128; ps *= 2) {
+        unsigned char pat[128];
+        for (size_t i = 0; i < ps; i++) pat[i] = (unsigned char)(0x10 + i + ps);
+        OK(clEnqueueFillBuffer(g_q, b, pat, ps, 256, 2048, 0, NULL, NULL));
+        unsigned char bb[2560];
+        OK(clEnqueueReadBuffer(g_q, b, CL_TRUE, 0, sizeof bb, bb, 0, NULL, NULL));
+        int ok = 1;
+        for (size_t i = 256; i < 2304; i++) ok &= bb[i] == pat[(i - 256) % ps];
+        CHECK(ok);
+    }
+    int pat = 1;
+    RC(clEnqueueFillBuffer(g_q, b, &pat, 3, 0, 12, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueFillBuffer(g_q, b, &pat, 4, 2, 12, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueFillBuffer(g_q, b, &pat, 4, 0, 10, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueFillBuffer(g_q, b, NULL, 4, 0, 12, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueFillBuffer(g_q, b, &pat, 4, 4092, 8, 0, NULL, NULL), CL_INVALID_VALUE);
+    /* Rects: a 16x8 box of a 64-byte-pitch 2D buffer. */
+    unsigned char img[64 * 32];
+    for (int i = 0; i < (int)sizeof img; i++) img[i] = (unsigned char)i;
+    cl_mem r = buf(0, sizeof img, NULL);
+    OK(clEnqueueWriteBuffer(g_q, r, CL_TRUE, 0, sizeof img, img, 0, NULL, NULL));
+    size_t bo[3] = {8, 4, 0}, ho[3] = {1, 2, 0}, reg[3] = {16, 8, 1};
+    unsigned char h[32 * 16];
+    memset(h, 0, sizeof h);
+    OK(clEnqueueReadBufferRect(g_q, r, CL_TRUE, bo, ho, reg, 64, 0, 32, 0, h, 0, NULL, NULL));
+    int ok = 1;
+    for (int y = 0; y < 8; y++)
+        for (int x = 0; x < 16; x++) ok &= h[(2 + y) * 32 + 1 + x] == img[(4 + y) * 64 + 8 + x];
+    CHECK(ok && h[0] == 0);
+    for (int i = 0; i < (int)sizeof h; i++) h[i] = (unsigned char)(255 - i);
+    OK(clEnqueueWriteBufferRect(g_q, r, CL_TRUE, bo, ho, reg, 64, 0, 32, 0, h, 0, NULL, NULL));
+    unsigned char img2[64 * 32];
+    OK(clEnqueueReadBuffer(g_q, r, CL_TRUE, 0, sizeof img2, img2, 0, NULL, NULL));
+    ok = 1;
+    for (int y = 0; y < 32; y++)
+        for (int x = 0; x < 64; x++) {
+            int in = y >= 4 && y < 12 && x >= 8 && x < 24;
+            ok &= img2[y * 64 + x] == (in ? h[(y - 4 + 2) * 32 + (x - 8) + 1] : img[y * 64 + x]);
+        }
+    CHECK(ok);
+    cl_mem r2 = buf(0, sizeof img, NULL);
+    OK(clEnqueueFillBuffer(g_q, r2, &pat, 4, 0, sizeof img, 0, NULL, NULL));
+    size_t so[3] = {0, 0, 0}, dso[3] = {32, 16, 0};
+    OK(clEnqueueCopyBufferRect(g_q, r, r2, so, dso, reg, 64, 0, 64, 0, 0, NULL, NULL));
+    OK(clEnqueueReadBuffer(g_q, r2, CL_TRUE, 0, sizeof img2, img2, 0, NULL, NULL));
+    unsigned char cur[64 * 32];
+    OK(clEnqueueReadBuffer(g_q, r, CL_TRUE, 0, sizeof cur, cur, 0, NULL, NULL));
+    ok = 1;
+    for (int y = 0; y < 8; y++)
+        for (int x = 0; x < 16; x++) ok &= img2[(16 + y) * 64 + 32 + x] == cur[y * 64 + x];
+    CHECK(ok && img2[0] == 1 && img2[16 * 64 + 31] == 0);
+    size_t big[3] = {65, 1, 1};
+    RC(clEnqueueReadBufferRect(g_q, r, CL_TRUE, so, so, big, 64, 0, 0, 0, h, 0, NULL, NULL), CL_INVALID_VALUE);
+    size_t far[3] = {0, 31, 0};
+    RC(clEnqueueReadBufferRect(g_q, r, CL_TRUE, far, so, reg, 64, 0, 0, 0, h, 0, NULL, NULL), CL_INVALID_VALUE);
+    size_t zr[3] = {16, 0, 1};
+    RC(clEnqueueReadBufferRect(g_q, r, CL_TRUE, so, so, zr, 64, 0, 0, 0, h, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueCopyBufferRect(g_q, r, r, so, so, reg, 64, 0, 64, 0, 0, NULL, NULL), CL_MEM_COPY_OVERLAP);
+    (void)err;
+    OK(clReleaseMemObject(a));
+    OK(clReleaseMemObject(b));
+    OK(clReleaseMemObject(r));
+    OK(clReleaseMemObject(r2));
+    teardown();
+}
+
+static void t_events(void)
+{
+    setup(1);
+    cl_int err;
+    cl_mem m = buf(0, 65536, NULL);
+    int pat = 3;
+    cl_event e1, e2, mk, br;
+    OK(clEnqueueFillBuffer(g_q, m, &pat, 4, 0, 65536, 0, NULL, &e1));
+    OK(clEnqueueMarkerWithWaitList(g_q, 1, &e1, &mk));
+    OK(clEnqueueBarrierWithWaitList(g_q, 0, NULL, &br));
+    OK(clEnqueueCopyBuffer(g_q, m, m, 0, 32768, 32768, 0, NULL, &e2));
+    OK(clFlush(g_q));
+    OK(clFinish(g_q));
+    cl_int st;
+    OK(clGetEventInfo(mk, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+    CHECK(st == CL_COMPLETE);
+    cl_command_type ct;
+    OK(clGetEventInfo(mk, CL_EVENT_COMMAND_TYPE, sizeof ct, &ct, NULL));
+    CHECK(ct == CL_COMMAND_MARKER);
+    OK(clGetEventInfo(br, CL_EVENT_COMMAND_TYPE, sizeof ct, &ct, NULL));
+    CHECK(ct == CL_COMMAND_BARRIER);
+    cl_command_queue eq;
+    OK(clGetEventInfo(e1, CL_EVENT_COMMAND_QUEUE, sizeof eq, &eq, NULL));
+    CHECK(eq == g_q);
+    /* Profiling: device-cycle times at 50 MHz (20 ns per cycle), ordered. */
+    cl_ulong t[4];
+    for (int i = 0; i < 4; i++)
+        OK(clGetEventProfilingInfo(e1, CL_PROFILING_COMMAND_QUEUED + i, sizeof t[i], &t[i], NULL));
+    CHECK(t[0] <= t[1] && t[1] <= t[2] && t[2] < t[3]);
+    CHECK(t[2] % 20 == 0 && t[3] % 20 == 0);
+    /* 64 KiB filled at no more than 4 bytes a cycle: at least 16384 cycles. */
+    CHECK(t[3] - t[2] >= 16384ull * 20);
+    NOTE("fill 64 KiB: %llu ns (%llu cycles)", (unsigned long long)(t[3] - t[2]),
+         (unsigned long long)((t[3] - t[2]) / 20));
+    cl_ulong s2;
+    OK(clGetEventProfilingInfo(e2, CL_PROFILING_COMMAND_START, sizeof s2, &s2, NULL));
+    CHECK(s2 >= t[3]);
+    RC(clGetEventProfilingInfo(e1, 0x9999, sizeof s2, &s2, NULL), CL_INVALID_VALUE);
+    cl_event ue = clCreateUserEvent(g_ctx, &err);
+    RC(clGetEventProfilingInfo(ue, CL_PROFILING_COMMAND_START, sizeof s2, &s2, NULL), CL_PROFILING_INFO_NOT_AVAILABLE);
+    /* Callbacks: an already-complete event calls back at once; a pending one at completion,
+     * once per registered status. */
+    int log[8] = {0};
+    OK(clSetEventCallback(e1, CL_COMPLETE, ev_cb, log));
+    CHECK(log[0] == 1 && log[1] == CL_COMPLETE);
+    RC(clSetEventCallback(e1, CL_QUEUED, ev_cb, log), CL_INVALID_VALUE);
+    RC(clSetEventCallback(e1, CL_COMPLETE, NULL, log), CL_INVALID_VALUE);
+    cl_event e3;
+    OK(clEnqueueMarkerWithWaitList(g_q, 1, &ue, &e3));
+    int log2[8] = {0};
+    OK(clSetEventCallback(e3, CL_SUBMITTED, ev_cb, log2));
+    OK(clSetEventCallback(e3, CL_COMPLETE, ev_cb, log2));
+    CHECK(log2[0] == 0);
+    /* User events: bad values, then complete. */
+    RC(clSetUserEventStatus(ue, 5), CL_INVALID_VALUE);
+    RC(clSetUserEventStatus(e3, CL_COMPLETE), CL_INVALID_EVENT);
+    OK(clSetUserEventStatus(ue, CL_COMPLETE));
+    OK(clWaitForEvents(1, &e3));
+    CHECK(log2[0] == 2);
+    RC(clWaitForEvents(0, &e3), CL_INVALID_VALUE);
+    cl_context c2 = clCreateContext(NULL, 1, &g_dev, NULL, NULL, &err);
+    cl_event other = clCreateUserEvent(c2, &err);
+    cl_event two[2] = {e3, other};
+    RC(clWaitForEvents(2, two), CL_INVALID_CONTEXT);
+    RC(clEnqueueMarkerWithWaitList(g_q, 1, &other, NULL), CL_INVALID_CONTEXT);
+    RC(clEnqueueBarrierWithWaitList(g_q, 1, NULL, NULL), CL_INVALID_EVENT_WAIT_LIST);
+    /* Reference counts. */
+    cl_uint rc;
+    OK(clRetainEvent(e3));
+    OK(clGetEventInfo(e3, CL_EVENT_REFERENCE_COUNT, sizeof rc, &rc, NULL));
+    CHECK(rc == 2);
+    OK(clReleaseEvent(e3));
+    OK(clReleaseEvent(e3));
+    RC(clReleaseEvent(e3), CL_INVALID_EVENT);
+    RC(clGetEventInfo(e3, CL_EVENT_REFERENCE_COUNT, sizeof rc, &rc, NULL), CL_INVALID_EVENT);
+    OK(clSetUserEventStatus(other, CL_COMPLETE));
+    OK(clReleaseEvent(other));
+    OK(clReleaseContext(c2));
+    OK(clReleaseEvent(ue));
+    OK(clReleaseEvent(e1));
+    OK(clReleaseEvent(e2));
+    OK(clReleaseEvent(mk));
+    OK(clReleaseEvent(br));
+    /* Legacy 1.1 forms. */
+    cl_event lm;
+    OK(clEnqueueMarker(g_q, &lm));
+    OK(clEnqueueBarrier(g_q));
+    OK(clEnqueueWaitForEvents(g_q, 1, &lm));
+    OK(clReleaseEvent(lm));
+    OK(clReleaseMemObject(m));
+    teardown();
+}
+
+static void t_kernels(void)
+{
+    setup(1);
+    cl_int err;
+    const int n = 1000;
+    int a[1000], b[1000], out[1000];
+    for (int i = 0; i < n; i++) { a[i] = i - 500; b[i] = 3 * i; }
+    cl_mem A = buf(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof a, a);
+    int *bh = page_alloc(sizeof b);
+    memcpy(bh, b, sizeof b);
+    cl_mem B = buf(CL_MEM_USE_HOST_PTR, sizeof b, bh);  /* one operand zero copy */
+    cl_mem D = buf(CL_MEM_WRITE_ONLY, sizeof out, NULL);
+    cl_program p = clCreateProgramWithBuiltInKernels(g_ctx, 1, &g_dev,
+        "vmgpu_fill_i32;vmgpu_copy_i32;vmgpu_add_i32;vmgpu_scale_i32;vmgpu_axpy_i32;vmgpu_reduce_sum_i32", &err);
+    OK(err);
+    struct { const char *name; int scalar; } ks[] = {
+        {"vmgpu_fill_i32", 7}, {"vmgpu_copy_i32", 0}, {"vmgpu_add_i32", 0},
+        {"vmgpu_scale_i32", -3}, {"vmgpu_axpy_i32", 5}, {"vmgpu_reduce_sum_i32", 0}};
+    for (int k = 0; k < 6; k++) {
+        cl_kernel K = clCreateKernel(p, ks[k].name, &err);
+        OK(err);
+        OK(clSetKernelArg(K, 0, sizeof(cl_mem), &D));
+        OK(clSetKernelArg(K, 1, sizeof(cl_mem), &A));
+        OK(clSetKernelArg(K, 2, sizeof(cl_mem), &B));
+        OK(clSetKernelArg(K, 3, sizeof(int), &n));
+        OK(clSetKernelArg(K, 4, sizeof(int), &ks[k].scalar));
+        size_t g = 1024, l = 64;
+        cl_event ev;
+        OK(clEnqueueNDRangeKernel(g_q, K, 1, NULL, &g, &l, 0, NULL, &ev));
+        OK(clEnqueueReadBuffer(g_q, D, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
+        int ok = 1;
+        long sum = 0;
+        for (int i = 0; i < n; i++) sum += a[i];
+        for (int i = 0; i < n; i++) {
+            int want = k == 0 ? 7 : k == 1 ? a[i] : k == 2 ? a[i] + b[i] : k == 3 ? -3 * a[i]
+                       : k == 4 ? 5 * a[i] + b[i] : out[i];
+            ok &= out[i] == want;
+        }
+        if (k == 5) ok = out[0] == (int)sum;
+        CHECK(ok);
+        cl_ulong s, e;
+        OK(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof s, &s, NULL));
+        OK(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof e, &e, NULL));
+        CHECK(e > s);
+        NOTE("%s over %d elements: %llu cycles", ks[k].name, n, (unsigned long long)((e - s) / 20));
+        OK(clReleaseEvent(ev));
+        OK(clReleaseKernel(K));
+    }
+    /* Launch errors. */
+    cl_kernel K = clCreateKernel(p, "vmgpu_add_i32", &err);
+    size_t g = 1024, l = 64;
+    RC(clEnqueueNDRangeKernel(g_q, K, 1, NULL, &g, NULL, 0, NULL, NULL), CL_INVALID_KERNEL_ARGS);
+    RC(clSetKernelArg(K, 5, sizeof(int), &n), CL_INVALID_ARG_INDEX);
+    RC(clSetKernelArg(K, 0, 4, &D), CL_INVALID_ARG_SIZE);
+    RC(clSetKernelArg(K, 3, 8, &n), CL_INVALID_ARG_SIZE);
+    RC(clSetKernelArg(K, 3, sizeof(int), NULL), CL_INVALID_ARG_VALUE);
+    int neg = -1;
+    RC(clSetKernelArg(K, 3, sizeof(int), &neg), CL_INVALID_ARG_VALUE);
+    RC(clSetKernelArg(K, 0, sizeof(cl_mem), &g_q), CL_INVALID_MEM_OBJECT);
+    OK(clSetKernelArg(K, 0, sizeof(cl_mem), &D));
+    OK(clSetKernelArg(K, 1, sizeof(cl_mem), &A));
+    OK(clSetKernelArg(K, 2, sizeof(cl_mem), &B));
+    OK(clSetKernelArg(K, 3, sizeof(int), &n));
+    OK(clSetKernelArg(K, 4, sizeof(int), &n));
+    RC(clEnqueueNDRangeKernel(g_q, K, 0, NULL, &g, NULL, 0, NULL, NULL), CL_INVALID_WORK_DIMENSION);
+    RC(clEnqueueNDRangeKernel(g_q, K, 4, NULL, &g, NULL, 0, NULL, NULL), CL_INVALID_WORK_DIMENSION);
+    RC(clEnqueueNDRangeKernel(g_q, K, 1, NULL, NULL, NULL, 0, NULL, NULL), CL_INVALID_GLOBAL_WORK_SIZE);
+    size_t small = 999;
+    RC(clEnqueueNDRangeKernel(g_q, K, 1, NULL, &small, NULL, 0, NULL, NULL), CL_INVALID_GLOBAL_WORK_SIZE);
+    size_t zero = 0;
+    RC(clEnqueueNDRangeKernel(g_q, K, 1, NULL, &zero, NULL, 0, NULL, NULL), CL_INVALID_GLOBAL_WORK_SIZE);
+    size_t l3 = 100;
+    RC(clEnqueueNDRangeKernel(g_q, K, 1, NULL, &g, &l3, 0, NULL, NULL), CL_INVALID_WORK_GROUP_SIZE);
+    size_t g2[2] = {2048, 2}, l2[2] = {1024, 2};
+    RC(clEnqueueNDRangeKernel(g_q, K, 2, NULL, g2, l2, 0, NULL, NULL), CL_INVALID_WORK_GROUP_SIZE);
+    size_t gb = 4096, lb = 2048;
+    RC(clEnqueueNDRangeKernel(g_q, K, 1, NULL, &gb, &lb, 0, NULL, NULL), CL_INVALID_WORK_ITEM_SIZE);
+    size_t off1 = 1;
+    RC(clEnqueueNDRangeKernel(g_q, K, 1, &off1, &g, &l, 0, NULL, NULL), CL_INVALID_GLOBAL_OFFSET);
+    size_t g2ok[2] = {32, 32};
+    OK(clEnqueueNDRangeKernel(g_q, K, 2, NULL, g2ok, NULL, 0, NULL, NULL));  /* 1024 items >= n */
+    int big = 2000;
+    OK(clSetKernelArg(K, 3, sizeof(int), &big));
+    size_t gbig = 2048;
+    RC(clEnqueueNDRangeKernel(g_q, K, 1, NULL, &gbig, NULL, 0, NULL, NULL), CL_INVALID_KERNEL_ARGS);
+    cl_context c2 = clCreateContext(NULL, 1, &g_dev, NULL, NULL, &err);
+    cl_command_queue q2 = clCreateCommandQueue(c2, g_dev, 0, &err);
+    RC(clEnqueueNDRangeKernel(q2, K, 1, NULL, &g, NULL, 0, NULL, NULL), CL_INVALID_CONTEXT);
+    OK(clReleaseCommandQueue(q2));
+    OK(clReleaseContext(c2));
+    RC(clEnqueueNDRangeKernel(g_q, (cl_kernel)p, 1, NULL, &g, NULL, 0, NULL, NULL), CL_INVALID_KERNEL);
+    /* The kernel keeps its buffers: release them, launch still works on the right memory. */
+    OK(clSetKernelArg(K, 3, sizeof(int), &n));
+    cl_kernel K2 = clCreateKernel(p, "vmgpu_copy_i32", &err);
+    cl_mem E = buf(0, sizeof out, NULL);
+    OK(clSetKernelArg(K2, 0, sizeof(cl_mem), &E));
+    OK(clSetKernelArg(K2, 1, sizeof(cl_mem), &B));
+    OK(clSetKernelArg(K2, 2, sizeof(cl_mem), &(cl_mem){NULL}));
+    OK(clSetKernelArg(K2, 3, sizeof(int), &n));
+    OK(clSetKernelArg(K2, 4, sizeof(int), &n));
+    OK(clReleaseMemObject(B));
+    bh[999] = 123456;  /* zero copy: the kernel reads the user's memory as it is now */
+    OK(clEnqueueNDRangeKernel(g_q, K2, 1, NULL, &g, NULL, 0, NULL, NULL));
+    OK(clEnqueueReadBuffer(g_q, E, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
+    CHECK(out[0] == 0 && out[998] == 3 * 998 && out[999] == 123456);
+    cl_uint na;
+    OK(clGetKernelInfo(K2, CL_KERNEL_NUM_ARGS, sizeof na, &na, NULL));
+    CHECK(na == 5);
+    char name[64];
+    OK(clGetKernelInfo(K2, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL));
+    CHECK(strcmp(name, "vmgpu_copy_i32") == 0);
+    size_t wg;
+    OK(clGetKernelWorkGroupInfo(K2, g_dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL));
+    CHECK(wg == 1024);
+    OK(clReleaseKernel(K2));
+    OK(clReleaseMemObject(E));
+    OK(clReleaseKernel(K));
+    OK(clReleaseMemObject(A));
+    OK(clReleaseMemObject(D));
+    OK(clReleaseProgram(p));
+    free(bh);
+    teardown();
+}
+
+static void t_programs(void)
+{
+    setup(0);
+    cl_int err;
+    CHECK(clCreateProgramWithBuiltInKernels(g_ctx, 1, &g_dev, "vmgpu_add_i32;nope", &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(clCreateProgramWithBuiltInKernels(g_ctx, 1, &g_dev, "", &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(clCreateProgramWithBuiltInKernels(g_ctx, 0, NULL, "vmgpu_add_i32", &err) == NULL && err == CL_INVALID_VALUE);
+    cl_device_id badd = (cl_device_id)g_ctx;
+    CHECK(clCreateProgramWithBuiltInKernels(g_ctx, 1, &badd, "vmgpu_add_i32", &err) == NULL && err == CL_INVALID_DEVICE);
+    cl_program p = clCreateProgramWithBuiltInKernels(g_ctx, 1, &g_dev, "vmgpu_add_i32;vmgpu_scale_i32", &err);
+    OK(err);
+    size_t nk;
+    OK(clGetProgramInfo(p, CL_PROGRAM_NUM_KERNELS, sizeof nk, &nk, NULL));
+    CHECK(nk == 2);
+    char names[256];
+    OK(clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, sizeof names, names, NULL));
+    CHECK(strcmp(names, "vmgpu_add_i32;vmgpu_scale_i32") == 0);
+    OK(clBuildProgram(p, 0, NULL, "", NULL, NULL));
+    CHECK(clCreateKernel(p, "vmgpu_fill_i32", &err) == NULL && err == CL_INVALID_KERNEL_NAME);
+    CHECK(clCreateKernel(p, NULL, &err) == NULL && err == CL_INVALID_VALUE);
+    cl_kernel ks[4];
+    cl_uint nks;
+    OK(clCreateKernelsInProgram(p, 4, ks, &nks));
+    CHECK(nks == 2);
+    RC(clBuildProgram(p, 0, NULL, "", NULL, NULL), CL_INVALID_OPERATION);  /* kernels attached */
+    OK(clReleaseKernel(ks[0]));
+    OK(clReleaseKernel(ks[1]));
+    RC(clReleaseKernel(ks[1]), CL_INVALID_KERNEL);
+    /* Source programs: created, never built (no compiler). */
+    const char *src = "__kernel void k(__global int *p) { p[0] = 1; }";
+    cl_program sp = clCreateProgramWithSource(g_ctx, 1, &src, NULL, &err);
+    OK(err);
+    RC(clBuildProgram(sp, 1, &g_dev, "-cl-std=CL1.2", NULL, NULL), CL_COMPILER_NOT_AVAILABLE);
+    cl_build_status bs;
+    OK(clGetProgramBuildInfo(sp, g_dev, CL_PROGRAM_BUILD_STATUS, sizeof bs, &bs, NULL));
+    CHECK(bs == CL_BUILD_ERROR);
+    char logbuf[256];
+    OK(clGetProgramBuildInfo(sp, g_dev, CL_PROGRAM_BUILD_LOG, sizeof logbuf, logbuf, NULL));
+    CHECK(strstr(logbuf, "compiler") != NULL);
+    CHECK(clCreateKernel(sp, "k", &err) == NULL && err == CL_INVALID_PROGRAM_EXECUTABLE);
+    RC(clGetProgramInfo(sp, CL_PROGRAM_NUM_KERNELS, sizeof nk, &nk, NULL), CL_INVALID_PROGRAM_EXECUTABLE);
+    char got[128];
+    OK(clGetProgramInfo(sp, CL_PROGRAM_SOURCE, sizeof got, got, NULL));
+    CHECK(strcmp(got, src) == 0);
+    RC(clCompileProgram(sp, 0, NULL, "", 0, NULL, NULL, NULL, NULL), CL_COMPILER_NOT_AVAILABLE);
+    CHECK(clLinkProgram(g_ctx, 0, NULL, "", 1, &sp, NULL, NULL, &err) == NULL && err == CL_LINKER_NOT_AVAILABLE);
+    CHECK(clCreateProgramWithSource(g_ctx, 0, NULL, NULL, &err) == NULL && err == CL_INVALID_VALUE);
+    size_t len = 4;
+    const unsigned char *bin = (const unsigned char *)"abcd";
+    cl_int bst = 0;
+    CHECK(clCreateProgramWithBinary(g_ctx, 1, &g_dev, &len, &bin, &bst, &err) == NULL &&
+          err == CL_INVALID_BINARY && bst == CL_INVALID_BINARY);
+    OK(clReleaseProgram(sp));
+    OK(clReleaseProgram(p));
+    RC(clReleaseProgram(p), CL_INVALID_PROGRAM);
+    RC(clRetainProgram((cl_program)g_q), CL_INVALID_PROGRAM);
+    teardown();
+}
+
+static void t_invalid_objects(void)
+{
+    setup(0);
+    cl_int err;
+    cl_mem m = buf(0, 64, NULL);
+    /* Objects of the wrong type, and released ones, get their CL_INVALID_* code. */
+    RC(clRetainCommandQueue((cl_command_queue)m), CL_INVALID_COMMAND_QUEUE);
+    RC(clRetainMemObject((cl_mem)g_q), CL_INVALID_MEM_OBJECT);
+    RC(clRetainEvent((cl_event)m), CL_INVALID_EVENT);
+    RC(clRetainKernel((cl_kernel)m), CL_INVALID_KERNEL);
+    RC(clRetainContext((cl_context)m), CL_INVALID_CONTEXT);
+    RC(clFinish((cl_command_queue)g_ctx), CL_INVALID_COMMAND_QUEUE);
+    RC(clFlush((cl_command_queue)m), CL_INVALID_COMMAND_QUEUE);
+    RC(clGetMemObjectInfo((cl_mem)g_ctx, CL_MEM_SIZE, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    int v = 0;
+    RC(clEnqueueWriteBuffer((cl_command_queue)m, m, CL_TRUE, 0, 4, &v, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    RC(clEnqueueReadBuffer(g_q, (cl_mem)g_q, CL_TRUE, 0, 4, &v, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    RC(clEnqueueReadBuffer(g_q, m, CL_TRUE, 0, 4, NULL, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueReadBuffer(g_q, m, CL_TRUE, 62, 4, &v, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueReadBuffer(g_q, m, CL_TRUE, 0, 4, &v, 1, NULL, NULL), CL_INVALID_EVENT_WAIT_LIST);
+    RC(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_IMAGE2D, 0, NULL, (cl_uint *)&v), CL_SUCCESS);
+    CHECK(v == 0);
+    /* Released queue and context, and a dead event. */
+    cl_command_queue q = clCreateCommandQueue(g_ctx, g_dev, 0, &err);
+    OK(clReleaseCommandQueue(q));
+    RC(clEnqueueReadBuffer(q, m, CL_TRUE, 0, 4, &v, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    RC(clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, 0, NULL, NULL), CL_INVALID_COMMAND_QUEUE);
+    cl_context c = clCreateContext(NULL, 1, &g_dev, NULL, NULL, &err);
+    OK(clReleaseContext(c));
+    CHECK(clCreateBuffer(c, 0, 64, NULL, &err) == NULL && err == CL_INVALID_CONTEXT);
+    CHECK(clCreateCommandQueue(c, g_dev, 0, &err) == NULL && err == CL_INVALID_CONTEXT);
+    CHECK(clCreateUserEvent(c, &err) == NULL && err == CL_INVALID_CONTEXT);
+    /* Bad input leaves state unchanged: a failing write keeps the data. */
+    int d[16];
+    for (int i = 0; i < 16; i++) d[i] = i;
+    OK(clEnqueueWriteBuffer(g_q, m, CL_TRUE, 0, 64, d, 0, NULL, NULL));
+    int junk[32] = {0};
+    RC(clEnqueueWriteBuffer(g_q, m, CL_TRUE, 32, 64, junk, 0, NULL, NULL), CL_INVALID_VALUE);
+    int back[16];
+    OK(clEnqueueReadBuffer(g_q, m, CL_TRUE, 0, 64, back, 0, NULL, NULL));
+    CHECK(memcmp(back, d, 64) == 0);
+    OK(clReleaseMemObject(m));
+    teardown();
+}
+
+int main(int argc, char **argv)
+{
+    static const struct { const char *name; void (*fn)(void); } cases[] = {
+        {"platform", t_platform}, {"context", t_context}, {"buffer_flags", t_buffer_flags},
+        {"sub_buffers", t_sub_buffers}, {"map_device", t_map_device},
+        {"map_zero_copy", t_map_zero_copy}, {"map_events", t_map_events},
+        {"map_errors", t_map_errors}, {"copy_fill_rect", t_copy_fill_rect},
+        {"events", t_events}, {"kernels", t_kernels}, {"programs", t_programs},
+        {"invalid_objects", t_invalid_objects}};
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s <case>\n", argv[0]);
+        return 2;
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (strcmp(argv[1], cases[i].name) == 0) {
+            printf("opencl %s\n", cases[i].name);
+            cases[i].fn();
+            printf("%s: %d checks, %d failures\n", fails ? "FAIL" : "PASS", checks, fails);
+            return fails ? 1 : 0;
+        }
+    fprintf(stderr, "unknown case %s\n", argv[1]);
+    return 2;
+}
