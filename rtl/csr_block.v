@@ -170,8 +170,9 @@ module csr_block #(
     end else begin
       cycle_o   <= cycle_o + 64'd1;
       csr_ack_o <= 1'b0;
-      if (csr_ack_o) wait_release_q <= 1'b1;
-      else if (!csr_req_i) wait_release_q <= 1'b0;
+      // A request seen low releases, even in the acknowledge cycle itself.
+      if (!csr_req_i) wait_release_q <= 1'b0;
+      else if (csr_ack_o) wait_release_q <= 1'b1;
 
       // Counters and interrupt sources.
       if (stat_hit_i)   tlb_hits_q      <= tlb_hits_q + 32'd1;

@@ -115,7 +115,7 @@ module mem_fabric #(
 
     host_req_valid_o = host_wr_found || (host_rd_found && (tag_count_q != HOST_FULL));
     host_req_we_o    = host_wr_found;
-    host_req_addr_o  = host_wr_found ? m_wr_addr_i[32*host_wr_sel +: 32]
+    host_req_addr_o  = host_wr_found ? {m_wr_addr_i[32*host_wr_sel + 2 +: 30], 2'b00}
                                      : {m_rd_addr_i[32*host_rd_sel + 2 +: 30], 2'b00};
     host_req_wdata_o = m_wr_data_i[32*host_wr_sel +: 32];
     host_req_be_o    = host_wr_found ? m_wr_be_i[4*host_wr_sel +: 4] : 4'hF;
