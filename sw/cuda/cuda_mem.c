@@ -34,7 +34,7 @@ static CUresult check_prop(const CUmemAllocationProp *prop)
     if (prop->location.id != 0) return CUDA_ERROR_INVALID_DEVICE;
     if (prop->requestedHandleTypes != CU_MEM_HANDLE_TYPE_NONE &&
         prop->requestedHandleTypes != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
-        return CUDA_ERROR_NOT_SUPPORTED;
+        return CUDA_ERROR_INVALID_VALUE;  /* NVIDIA on Linux, Windows handle type (measured) */
     if (prop->allocFlags.compressionType != CU_MEM_ALLOCATION_COMP_NONE) return CUDA_ERROR_NOT_SUPPORTED;
     return CUDA_SUCCESS;
 }
@@ -46,7 +46,13 @@ static CUresult granularity(size_t *g, const CUmemAllocationProp *prop, CUmemAll
     if (!g) return CUDA_ERROR_INVALID_VALUE;
     if (opt != CU_MEM_ALLOC_GRANULARITY_MINIMUM && opt != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)
         return CUDA_ERROR_INVALID_VALUE;
-    rc = check_prop(prop);
+    /* NVIDIA answers for any device ordinal here (measured); cuMemCreate checks it. */
+    CUmemAllocationProp p;
+    if (prop) {
+        p = *prop;
+        p.location.id = 0;
+    }
+    rc = check_prop(prop ? &p : NULL);
     if (rc) return rc;
     *g = GRAN;
     return CUDA_SUCCESS;
@@ -101,7 +107,10 @@ static CUresult mem_props(CUmemAllocationProp *prop, CUmemGenericAllocationHandl
     CUresult rc = cu_current_opt(NULL);
     if (rc) return rc;
     if (!prop) return CUDA_ERROR_INVALID_VALUE;
+    /* A released handle whose memory is still mapped still answers (as NVIDIA's, measured). */
     cu_alloc *a = cu_alloc_lookup(handle);
+    for (cu_alloc *x = g_allocs; x && !a; x = x->next)
+        if (x->id == handle && !x->internal && x->nmaps) a = x;
     if (!a) return CUDA_ERROR_INVALID_VALUE;
     *prop = a->prop;
     return CUDA_SUCCESS;
@@ -175,7 +184,7 @@ static CUresult mem_import(CUmemGenericAllocationHandle *handle, void *os, CUmem
     CUresult rc = cu_current_opt(NULL);
     if (rc) return rc;
     if (!handle) return CUDA_ERROR_INVALID_VALUE;
-    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_INVALID_VALUE;
+    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;  /* measured */
     int fd = (int)(intptr_t)os;
     struct stat st;
     if (fd < 0 || fstat(fd, &st)) return CUDA_ERROR_INVALID_VALUE;
@@ -201,7 +210,9 @@ static CUresult addr_reserve(CUdeviceptr *ptr, size_t size, size_t alignment, CU
     CUresult rc = cu_current_opt(NULL);
     if (rc) return rc;
     if (!ptr || flags != 0 || size == 0 || size % GRAN) return CUDA_ERROR_INVALID_VALUE;
-    if (alignment && ((alignment & (alignment - 1)) || alignment % GRAN)) return CUDA_ERROR_INVALID_VALUE;
+    /* A power-of-two alignment below the granularity is accepted (NVIDIA, measured). */
+    if (alignment & (alignment - 1)) return CUDA_ERROR_INVALID_VALUE;
+    if (alignment < GRAN) alignment = 0;
     if (addr % GRAN) return CUDA_ERROR_INVALID_VALUE;
     uint32_t va;
     rc = cu_va_reserve(size, alignment, addr, 0, &va);
@@ -226,11 +237,23 @@ static CUresult addr_free(CUdeviceptr ptr, size_t size)
         if (x->va == ptr && !x->internal) r = x;
     if (!r || r->size != size) return CUDA_ERROR_INVALID_VALUE;
     for (cu_map *m = g_maps; m; m = m->next)
-        if (m->va >= r->va && m->va < (uint64_t)r->va + r->size) return CUDA_ERROR_INVALID_VALUE;
+        if (m->va < (uint64_t)r->va + r->size && r->va < (uint64_t)m->va + m->size) return CUDA_ERROR_INVALID_VALUE;
     cu_va_free(r);
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size) { LOCKED("cuMemAddressFree", addr_free(ptr, size)); }
+
+/* Every granule of [va, va+size) lies in a user reservation (several back to back may do, as
+ * on NVIDIA, measured). */
+static int range_reserved(uint64_t va, uint64_t size)
+{
+    if (va + size > CU_VA_HI) return 0;
+    for (uint64_t v = va; v < va + size; v += GRAN) {
+        cu_resv *r = cu_resv_find(v, GRAN);
+        if (!r || r->internal) return 0;
+    }
+    return 1;
+}
 
 static CUresult mem_map(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
                         unsigned long long flags)
@@ -239,16 +262,18 @@ static CUresult mem_map(CUdeviceptr ptr, size_t size, size_t offset, CUmemGeneri
     if (rc) return rc;
     /* Codes as NVIDIA's driver answers them (measured, docs/cuda.md): flags and size 0 are
      * INVALID_VALUE, every other refusal NOT_SUPPORTED. */
-    if (flags != 0 || size == 0) return CUDA_ERROR_INVALID_VALUE;
+    if (flags != 0 || size == 0 || ptr == 0) return CUDA_ERROR_INVALID_VALUE;
     cu_alloc *a = cu_alloc_lookup(handle);
     if (!a) return handle && handle < g_next_handle_value() ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE;
     if (ptr % GRAN || size % GRAN || offset % GRAN) return CUDA_ERROR_NOT_SUPPORTED;
     if (offset != 0) return CUDA_ERROR_NOT_SUPPORTED;  /* "currently must be zero" */
     if ((uint64_t)offset + size > a->size) return CUDA_ERROR_NOT_SUPPORTED;
-    cu_resv *r = cu_resv_find(ptr, size);
-    if (!r || r->internal) return CUDA_ERROR_NOT_SUPPORTED;
+    if (!range_reserved(ptr, size)) return CUDA_ERROR_NOT_SUPPORTED;
+    /* Over an existing mapping: NOT_SUPPORTED when the range starts where that mapping starts,
+     * INVALID_VALUE when it starts inside it (both measured on NVIDIA). */
     for (cu_map *m = g_maps; m; m = m->next)
-        if (ptr < (uint64_t)m->va + m->size && m->va < ptr + size) return CUDA_ERROR_NOT_SUPPORTED;
+        if (ptr < (uint64_t)m->va + m->size && m->va < ptr + size)
+            return ptr > m->va ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_SUPPORTED;
     rc = cu_map_add((uint32_t)ptr, (uint32_t)size, a->pa + (uint32_t)offset, 0, a, NULL);
     if (rc) return rc;
     cu_trace("cuMemMap: VA [0x%08llx, +0x%zx) -> pa 0x%08x: %zu PTEs valid, no access until cuMemSetAccess",
@@ -266,6 +291,7 @@ static CUresult mem_unmap(CUdeviceptr ptr, size_t size)
     CUresult rc = cu_current_opt(NULL);
     if (rc) return rc;
     if (size == 0) return CUDA_ERROR_INVALID_VALUE;
+    if (!range_reserved(ptr & ~(uint64_t)(GRAN - 1), size)) return CUDA_ERROR_INVALID_VALUE;  /* measured */
     /* As NVIDIA's driver does (measured): every mapping inside the range is unmapped, unmapped
      * parts are ignored (repeated unmaps succeed); a range splitting a mapping, or touching
      * memory that cuMemAlloc/host registration own, is refused. */
@@ -312,6 +338,11 @@ static CUresult mem_set_access(CUdeviceptr ptr, size_t size, const CUmemAccessDe
         acc = (unsigned)desc[i].flags;
     }
     if (ptr + size > CU_VA_HI || !cu_range_mapped(ptr, size)) return CUDA_ERROR_INVALID_VALUE;
+    /* Whole mappings only: a range splitting one is refused (NVIDIA, measured). */
+    for (cu_map *m = g_maps; m; m = m->next)
+        if (m->va < ptr + size && ptr < (uint64_t)m->va + m->size &&
+            (m->va < ptr || (uint64_t)m->va + m->size > ptr + size))
+            return CUDA_ERROR_INVALID_VALUE;
     for (uint64_t v = ptr; v < ptr + size; v += GRAN) {
         cu_map *m = cu_map_find(v);
         if (m->host || !m->alloc || m->alloc->internal) return CUDA_ERROR_INVALID_VALUE;
@@ -332,6 +363,8 @@ static CUresult mem_get_access(unsigned long long *flags, const CUmemLocation *l
     CUresult rc = cu_current_opt(NULL);
     if (rc) return rc;
     if (!flags || !loc) return CUDA_ERROR_INVALID_VALUE;
+    /* Unlike cuMemSetAccess, a device that does not exist is INVALID_DEVICE here (measured). */
+    if (loc->type == CU_MEM_LOCATION_TYPE_DEVICE && loc->id != 0) return CUDA_ERROR_INVALID_DEVICE;
     rc = check_location(loc);
     if (rc) return rc;
     cu_map *m = cu_map_find(ptr);
@@ -479,11 +512,11 @@ static CUresult mem_info(size_t *free_b, size_t *total)
     struct CUctx_st *c;
     CUresult rc = cu_current(&c);
     if (rc) return rc;
-    if (!free_b || !total) return CUDA_ERROR_INVALID_VALUE;
+    /* NULL outputs are skipped, as NVIDIA's driver does (measured). */
     uint32_t fb = 0;
     vmgpu_phys_stats(g_dev, &fb, NULL);
-    *free_b = fb;
-    *total = g_info.mem_size;
+    if (free_b) *free_b = fb;
+    if (total) *total = g_info.mem_size;
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuMemGetInfo(size_t *free, size_t *total) { LOCKED("cuMemGetInfo", mem_info(free, total)); }
@@ -499,8 +532,9 @@ static CUresult addr_range(CUdeviceptr *pbase, size_t *psize, CUdeviceptr p)
         if (psize) *psize = d->bytes;
         return CUDA_SUCCESS;
     }
+    /* The granule rounding behind a cuMemAlloc is no part of it (NVIDIA: NOT_FOUND, measured). */
     cu_map *m = cu_map_find(p);
-    if (!m || m->host) return CUDA_ERROR_NOT_FOUND;
+    if (!m || m->host || !m->alloc || m->alloc->internal) return CUDA_ERROR_NOT_FOUND;
     if (pbase) *pbase = m->va;
     if (psize) *psize = m->size;
     return CUDA_SUCCESS;
@@ -600,6 +634,7 @@ static CUresult host_free(void *p)
     struct CUctx_st *c;
     CUresult rc = cu_current(&c);
     if (rc) return rc;
+    if (!p) return CUDA_SUCCESS;  /* as NVIDIA (measured) */
     cu_dalloc *d = NULL;
     for (cu_dalloc *x = g_dallocs; x; x = x->next)
         if (x->kind == DA_HOST_ALLOC && x->host == p) d = x;
@@ -620,13 +655,16 @@ static CUresult host_register(void *p, size_t bytes, unsigned flags)
     if (flags & ~(unsigned)(CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
                             CU_MEMHOSTREGISTER_IOMEMORY | CU_MEMHOSTREGISTER_READ_ONLY))
         return CUDA_ERROR_INVALID_VALUE;
-    if (flags & CU_MEMHOSTREGISTER_IOMEMORY) return CUDA_ERROR_NOT_SUPPORTED;
+    /* No I/O memory behind the host aperture: ordinary memory named so is refused as on NVIDIA. */
+    if (flags & CU_MEMHOSTREGISTER_IOMEMORY) return CUDA_ERROR_INVALID_VALUE;
     /* Any overlap with an existing registration (pages are the unit). */
     uintptr_t s = (uintptr_t)p & ~(uintptr_t)(PAGE - 1), e = (uintptr_t)round_up((uintptr_t)p + bytes, PAGE);
     for (cu_dalloc *d = g_dallocs; d; d = d->next) {
         if (d->kind == DA_DEVICE) continue;
         uintptr_t ds = (uintptr_t)d->host_page, de = ds + d->host_bytes;
-        if (s < de && ds < e) return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+        /* Pinned memory from cuMemAllocHost/cuMemHostAlloc: INVALID_VALUE (measured). */
+        if (s < de && ds < e)
+            return d->kind == DA_HOST_ALLOC ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     }
     return host_map(p, bytes, DA_HOST_REGISTER, flags, (flags & CU_MEMHOSTREGISTER_READ_ONLY) != 0, NULL);
 }
@@ -644,7 +682,12 @@ static CUresult host_unregister(void *p)
     cu_dalloc *d = NULL;
     for (cu_dalloc *x = g_dallocs; x; x = x->next)
         if (x->kind == DA_HOST_REGISTER && x->host == p) d = x;
-    if (!d) return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    if (!d) {
+        /* Inside a registration or pinned allocation: INVALID_VALUE; elsewhere NOT_REGISTERED
+         * (NVIDIA, measured). */
+        cu_dalloc *in = dalloc_host(p, 1);
+        return in ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    }
     rc = cu_ctx_sync(c);
     if (rc) return rc;
     cu_dalloc_free(d);
@@ -675,7 +718,7 @@ static CUresult host_flags(unsigned *pf, void *p)
     if (rc) return rc;
     if (!pf || !p) return CUDA_ERROR_INVALID_VALUE;
     cu_dalloc *d = dalloc_host(p, 1);
-    if (!d || d->kind != DA_HOST_ALLOC) return CUDA_ERROR_INVALID_VALUE;
+    if (!d) return CUDA_ERROR_INVALID_VALUE;
     *pf = d->flags | CU_MEMHOSTALLOC_DEVICEMAP;
     return CUDA_SUCCESS;
 }
@@ -830,6 +873,9 @@ static CUresult memset_any(CUdeviceptr dst, uint32_t pattern, unsigned esize, si
     if (count > ((size_t)1 << 32) / esize) return CUDA_ERROR_INVALID_VALUE;
     size_t n = count * esize;
     if (!DST_OK(dst, n)) return CUDA_ERROR_INVALID_VALUE;
+    /* NVIDIA refuses fills of registered host memory (measured); pinned memory is filled. */
+    cu_dalloc *hd = dalloc_containing(dst);
+    if (hd && hd->kind == DA_HOST_REGISTER) return CUDA_ERROR_INVALID_VALUE;
     int crc = VMGPU_OK;
     for (size_t off = 0; off < n && !crc;) {
         uint32_t chunk = n - off > (1u << 30) ? (1u << 30) : (uint32_t)(n - off);
@@ -902,6 +948,12 @@ static CUresult ptr_attr(void *data, CUpointer_attribute attr, CUdeviceptr ptr)
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
         *(int *)data = 0;
         return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: {
+        /* What the device may do at ptr (for a host pointer: at its device address). */
+        cu_map *am = cu_map_find(d ? d->va + off : ptr);
+        *(unsigned int *)data = am ? am->acc[((d ? d->va + off : ptr) - am->va) / GRAN] : 0;
+        return CUDA_SUCCESS;
+    }
     case CU_POINTER_ATTRIBUTE_BUFFER_ID:
         *(unsigned long long *)data = d ? (unsigned long long)d->map_va : m->alloc->id;
         return CUDA_SUCCESS;

@@ -396,6 +396,16 @@ struct CUctx_st *cu_ctx_lookup(CUcontext c)
     return NULL;
 }
 
+/* The error for a context handle that is not live: a destroyed one is named as such (NVIDIA
+ * answers CONTEXT_IS_DESTROYED for cuCtxDestroy of one, measured), anything else is invalid. */
+static struct CUctx_st *g_dead_ctxs;  /* destroyed contexts (kept allocated, never reused) */
+static CUresult ctx_dead_err(CUcontext c)
+{
+    for (struct CUctx_st *x = g_dead_ctxs; x; x = x->next)
+        if (x == c) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+    return CUDA_ERROR_INVALID_CONTEXT;
+}
+
 /* The calling thread's current context: *out may be NULL when none is current. */
 struct CUctx_st *cu_current_raw(void) { return t_depth ? t_stack[t_depth - 1] : NULL; }
 
@@ -793,6 +803,8 @@ static void ctx_teardown(struct CUctx_st *c)
             *p = c->next;
             break;
         }
+    c->next = g_dead_ctxs;
+    g_dead_ctxs = c;
     stack_remove_all(c);
     cu_trace("context %p destroyed", (void *)c);
     /* The struct stays allocated (never reused) so that a stale handle is recognised. */
@@ -832,7 +844,7 @@ static CUresult ctx_destroy(CUcontext ctx)
     CUresult rc = cu_need_init();
     if (rc) return rc;
     struct CUctx_st *c = cu_ctx_lookup(ctx);
-    if (!c) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!c) return ctx_dead_err(ctx);
     if (c->primary) return CUDA_ERROR_INVALID_CONTEXT;
     ctx_teardown(c);
     return CUDA_SUCCESS;
@@ -844,7 +856,7 @@ static CUresult ctx_push(CUcontext ctx)
     CUresult rc = cu_need_init();
     if (rc) return rc;
     if (!ctx) return CUDA_ERROR_INVALID_VALUE;
-    if (!cu_ctx_lookup(ctx)) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!cu_ctx_lookup(ctx)) return ctx_dead_err(ctx);
     if (t_depth == CTX_STACK_MAX) return CUDA_ERROR_OUT_OF_MEMORY;
     t_stack[t_depth++] = ctx;
     return CUDA_SUCCESS;
@@ -871,7 +883,7 @@ static CUresult ctx_set(CUcontext ctx)
         if (t_depth) t_depth--;
         return CUDA_SUCCESS;
     }
-    if (!cu_ctx_lookup(ctx)) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!cu_ctx_lookup(ctx)) return ctx_dead_err(ctx);
     if (t_depth) t_stack[t_depth - 1] = ctx;
     else t_stack[t_depth++] = ctx;
     return CUDA_SUCCESS;

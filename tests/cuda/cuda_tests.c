@@ -153,7 +153,10 @@ static void t_basics(void)
     OK(cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
     CHECK(g == G);
     prop.location.id = 1;
-    EXPECT(cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_ERROR_INVALID_DEVICE);
+    /* NVIDIA answers the granularity for any device ordinal (measured); cuMemCreate refuses it. */
+    OK(cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    CUmemGenericAllocationHandle h1;
+    EXPECT(cuMemCreate(&h1, G, &prop, 0), CUDA_ERROR_INVALID_DEVICE);
     NOTE("device \"%s\", %zu bytes, granularity %zu (page 4096), version %d", name, total, g, v);
 }
 
@@ -314,9 +317,12 @@ static void t_vmm_rules(void)
     /* access before and after cuMemSetAccess */
     MUST(cuMemMap(spare, 2 * G, 0, r_h, 0));
     CHECK(get_access(spare) == CU_MEM_ACCESS_FLAGS_PROT_NONE);
-    OK(cuMemSetAccess(spare, G, &ro, 1));
+    /* only whole mappings (NVIDIA refuses a range splitting one, measured) */
+    EXPECT(cuMemSetAccess(spare, G, &ro, 1), CUDA_ERROR_INVALID_VALUE);
+    CHECK(get_access(spare) == CU_MEM_ACCESS_FLAGS_PROT_NONE);
+    OK(cuMemSetAccess(spare, 2 * G, &ro, 1));
     CHECK(get_access(spare) == CU_MEM_ACCESS_FLAGS_PROT_READ);
-    CHECK(get_access(spare + G) == CU_MEM_ACCESS_FLAGS_PROT_NONE);
+    CHECK(get_access(spare + G) == CU_MEM_ACCESS_FLAGS_PROT_READ);
     OK(cuMemSetAccess(spare, 2 * G, &rw, 1));
     CHECK(get_access(spare + G + 100) == CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
     NOTE("access: none after cuMemMap, read-only then read-write after cuMemSetAccess (per granule)");
@@ -484,8 +490,8 @@ static void t_wrong_context(void)
     EXPECT(cuStreamSynchronize(sa), CUDA_ERROR_INVALID_HANDLE);
     EXPECT(cuEventQuery(ea), CUDA_ERROR_INVALID_HANDLE);
     EXPECT(cuModuleGetFunction(&fill, mod, VMGPU_BUILTIN_FILL_I32), CUDA_ERROR_INVALID_HANDLE);
-    EXPECT(cuCtxPushCurrent(a), CUDA_ERROR_INVALID_CONTEXT);
-    EXPECT(cuCtxDestroy(a), CUDA_ERROR_INVALID_CONTEXT);
+    EXPECT(cuCtxPushCurrent(a), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    EXPECT(cuCtxDestroy(a), CUDA_ERROR_CONTEXT_IS_DESTROYED);
     EXPECT(cuMemcpyDtoH(&w, pa, 4), CUDA_ERROR_INVALID_VALUE);  /* freed with its context */
     NOTE("event/stream and function/context mismatches -> CUDA_ERROR_INVALID_HANDLE; memory shared across "
          "contexts; a destroyed context's handles -> errors");
@@ -560,7 +566,7 @@ static void t_bad_handles(void)
     EXPECT(cuDevicePrimaryCtxRelease(0), CUDA_ERROR_INVALID_CONTEXT);
     OK(cuDevicePrimaryCtxGetState(0, &fl, &active));
     CHECK(active == 0);
-    EXPECT(cuCtxPushCurrent(p1), CUDA_ERROR_INVALID_CONTEXT);
+    EXPECT(cuCtxPushCurrent(p1), CUDA_ERROR_CONTEXT_IS_DESTROYED);
     OK(cuDevicePrimaryCtxRetain(&p1, 0));
     OK(cuDevicePrimaryCtxReset(0));
     OK(cuDevicePrimaryCtxGetState(0, &fl, &active));
@@ -611,7 +617,7 @@ static void t_alloc_family(void)
     EXPECT(cuMemAlloc(&p, 0), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuMemAlloc(NULL, 16), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuMemAlloc(&base, (size_t)1 << 40), CUDA_ERROR_OUT_OF_MEMORY);
-    EXPECT(cuMemGetInfo(NULL, &t1), CUDA_ERROR_INVALID_VALUE);
+    OK(cuMemGetInfo(NULL, &t1));  /* NULL outputs skipped, as NVIDIA (measured) */
     OK(cuMemGetInfo(&f1, &t1));
     CHECK(f1 == f0 - 5 * G);
     /* Data through the whole allocation. */

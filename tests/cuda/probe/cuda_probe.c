@@ -1,14 +1,33 @@
 /*
- * Return-code probe: one line "case CUDA_ERROR_..." per case, the same program against NVIDIA's
- * libcuda (on a GPU machine) and vmgpu's, so that the answers can be compared. Uses the driver's
- * own granularity, so it is valid on both. Cases that crash NVIDIA's driver are not here.
+ * Conformance probe: one line "case ANSWER" per case, the same program against NVIDIA's libcuda
+ * (on a GPU machine, built with NVIDIA's cuda.h) and against vmgpu's, so that the answers can be
+ * compared (compare.py; NVIDIA's are recorded in nvidia_*.txt by record_nvidia.py).
+ *
+ *   cuda_probe --list      the sections, one a line
+ *   cuda_probe SECTION     run one section (each section sets up its own context and state)
+ *   cuda_probe             run every section in this process
+ *
+ * ANSWER is a CUresult name, or for a value line (name starting with two blanks, about the case
+ * above it) a value printed so that it is the same on both drivers when they behave alike
+ * (yes/no, or a number that does not depend on the granularity). The driver's own granularity is
+ * used throughout, so every case means the same on both.
+ *
+ * A case's name is printed before the call is made: if the call crashes, the runner sees which
+ * case it was; PROBE_SKIP="name|name" makes the probe print "name SKIPPED" instead of calling.
+ *
+ * Kernels: vmgpu's built-in module (vmgpu_builtin.h) where cuModuleLoadData accepts it, else the
+ * same two functions written in PTX below (NVIDIA's driver compiles PTX when loading).
  */
+#define _GNU_SOURCE
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
-#include "cuda.h"
+#include <cuda.h>
 
 static const char *rcname(CUresult rc)
 {
@@ -16,158 +35,954 @@ static const char *rcname(CUresult rc)
     cuGetErrorName(rc, &n);
     return n ? n : "?";
 }
-#define P(name, call) printf("%-40s %s\n", name, rcname(call))
 
-int main(void)
+/* ------------------------------------------------------------------ case output */
+
+#define NOT_RUN ((CUresult)0x7fffffff)
+static int last_skipped;
+
+static int skipped(const char *name)
 {
-    CUdevice dev;
-    CUcontext c, c2;
-    setvbuf(stdout, NULL, _IONBF, 0);
-    if (cuInit(0) || cuDeviceGet(&dev, 0) || cuCtxCreate(&c, 0, dev)) { printf("no device\n"); return 1; }
-    CUmemAllocationProp prop;
+    const char *list = getenv("PROBE_SKIP");
+    size_t n = strlen(name);
+    while (list && *list) {
+        const char *end = strchr(list, '|');
+        size_t len = end ? (size_t)(end - list) : strlen(list);
+        if (len == n && strncmp(list, name, n) == 0) return 1;
+        list = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+static void pre(const char *name) { printf("%-48s ", name); fflush(stdout); }
+static CUresult post(CUresult rc)
+{
+    printf("%s\n", rcname(rc));
+    return rc;
+}
+
+/* P(name, call): print the case, make the call, print its answer; returns the answer. */
+#define P(name, call) ({ CUresult r_ = NOT_RUN; last_skipped = skipped(name); \
+    if (last_skipped) printf("%-48s SKIPPED\n", name); else { pre(name); r_ = post(call); } r_; })
+/* A value line about the case above (SKIPPED when that case was not run). */
+#define V(name, ...) do { if (last_skipped) printf("%-48s SKIPPED\n", name); else { \
+    printf("%-48s ", name); printf(__VA_ARGS__); printf("\n"); } } while (0)
+#define YN(name, cond) V(name, "%s", (cond) ? "yes" : "no")
+
+/* ------------------------------------------------------------------ shared set-up */
+
+static CUdevice dev;
+static size_t g;
+static CUmemAllocationProp prop;
+static CUmemAccessDesc rw, ro, pnone, bad;
+static CUmemLocation loc0;
+
+static CUresult ctx_create_flags(CUcontext *c, unsigned flags)
+{
+#if CUDA_VERSION >= 13000
+    return cuCtxCreate(c, NULL, flags, dev); /* cuCtxCreate_v4 */
+#else
+    return cuCtxCreate(c, flags, dev);
+#endif
+}
+static CUresult ctx_create(CUcontext *c) { return ctx_create_flags(c, 0); }
+
+/* cuInit, a fresh context current, the granularity and the usual descriptors. */
+static CUcontext setup(void)
+{
+    CUcontext c;
+    if (cuInit(0) || cuDeviceGet(&dev, 0) || ctx_create(&c)) {
+        printf("no device\n");
+        exit(1);
+    }
     memset(&prop, 0, sizeof prop);
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
     prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = dev;
     prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-    size_t g = 0;
     cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
-    printf("%-40s %zu\n", "granularity", g);
-    CUmemAccessDesc rw, ro, bad;
+    memset(&loc0, 0, sizeof loc0);
+    loc0.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    loc0.id = dev;
     memset(&rw, 0, sizeof rw);
-    rw.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    rw.location = loc0;
     rw.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-    ro = rw; ro.flags = CU_MEM_ACCESS_FLAGS_PROT_READ;
-    bad = rw; bad.flags = (CUmemAccess_flags)2;
+    ro = rw;
+    ro.flags = CU_MEM_ACCESS_FLAGS_PROT_READ;
+    pnone = rw;
+    pnone.flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+    bad = rw;
+    bad.flags = (CUmemAccess_flags)2;
+    return c;
+}
+
+/* All words of [p, p+4n) equal v (read with cuMemcpyDtoH). */
+static int words_are(CUdeviceptr p, uint32_t v, size_t n)
+{
+    uint32_t buf[256];
+    if (n > 256 || cuMemcpyDtoH(buf, p, n * 4)) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] != v) return 0;
+    return 1;
+}
+
+/* Reserve + create + map + set access read-write, size k granules (a VMM "allocation"). */
+static CUdeviceptr vmm_rw(size_t k, CUmemGenericAllocationHandle *hout)
+{
+    CUdeviceptr va = 0;
+    CUmemGenericAllocationHandle h = 0;
+    if (cuMemAddressReserve(&va, k * g, 0, 0, 0) || cuMemCreate(&h, k * g, &prop, 0) ||
+        cuMemMap(va, k * g, 0, h, 0) || cuMemSetAccess(va, k * g, &rw, 1)) {
+        printf("vmm set-up failed\n");
+        exit(1);
+    }
+    if (hout) *hout = h;
+    return va;
+}
+
+/* ------------------------------------------------------------------ kernels */
+
+/* The built-in functions the probe uses, in PTX, with the built-in parameter list
+ * (dst, a, b, n, scalar): vmgpu_fill_i32 dst[i] = scalar, vmgpu_copy_i32 dst[i] = a[i]. */
+static const char ptx_src[] =
+    ".version 7.8\n.target sm_75\n.address_size 64\n"
+    ".visible .entry vmgpu_fill_i32(.param .u64 p_dst, .param .u64 p_a, .param .u64 p_b,\n"
+    "    .param .u32 p_n, .param .u32 p_s)\n"
+    "{\n .reg .pred %p<2>;\n .reg .b32 %r<8>;\n .reg .b64 %rd<6>;\n"
+    " ld.param.u64 %rd1, [p_dst];\n ld.param.u32 %r1, [p_n];\n ld.param.u32 %r2, [p_s];\n"
+    " mov.u32 %r3, %ctaid.x;\n mov.u32 %r4, %ntid.x;\n mov.u32 %r5, %tid.x;\n"
+    " mad.lo.s32 %r6, %r3, %r4, %r5;\n setp.ge.s32 %p1, %r6, %r1;\n @%p1 bra FILL_DONE;\n"
+    " cvta.to.global.u64 %rd2, %rd1;\n mul.wide.s32 %rd3, %r6, 4;\n add.s64 %rd4, %rd2, %rd3;\n"
+    " st.global.u32 [%rd4], %r2;\nFILL_DONE:\n ret;\n}\n"
+    ".visible .entry vmgpu_copy_i32(.param .u64 p_dst, .param .u64 p_a, .param .u64 p_b,\n"
+    "    .param .u32 p_n, .param .u32 p_s)\n"
+    "{\n .reg .pred %p<2>;\n .reg .b32 %r<8>;\n .reg .b64 %rd<8>;\n"
+    " ld.param.u64 %rd1, [p_dst];\n ld.param.u64 %rd5, [p_a];\n ld.param.u32 %r1, [p_n];\n"
+    " mov.u32 %r3, %ctaid.x;\n mov.u32 %r4, %ntid.x;\n mov.u32 %r5, %tid.x;\n"
+    " mad.lo.s32 %r6, %r3, %r4, %r5;\n setp.ge.s32 %p1, %r6, %r1;\n @%p1 bra COPY_DONE;\n"
+    " cvta.to.global.u64 %rd2, %rd1;\n cvta.to.global.u64 %rd6, %rd5;\n mul.wide.s32 %rd3, %r6, 4;\n"
+    " add.s64 %rd4, %rd2, %rd3;\n add.s64 %rd7, %rd6, %rd3;\n"
+    " ld.global.u32 %r2, [%rd7];\n st.global.u32 [%rd4], %r2;\nCOPY_DONE:\n ret;\n}\n";
+
+static CUresult load_kernels(CUmodule *m)
+{
+    if (cuModuleLoadData(m, "vmgpu-builtin-v1") == CUDA_SUCCESS) return CUDA_SUCCESS;
+    return cuModuleLoadData(m, ptx_src);
+}
+
+static CUresult launch(CUfunction f, CUstream s, CUdeviceptr dst, CUdeviceptr a, int n, int scalar)
+{
+    CUdeviceptr b = 0;
+    void *args[5] = {&dst, &a, &b, &n, &scalar};
+    return cuLaunchKernel(f, (unsigned)(n + 63) / 64, 1, 1, 64, 1, 1, 0, s, args, NULL);
+}
+
+/* ------------------------------------------------------------------ sections */
+
+static void s_vmm_args(void)
+{
+    setup();
+    CUdeviceptr x = 0;
+    CUmemGenericAllocationHandle hx = 0;
+    size_t gg = 0, gr = 0;
+    printf("%-48s %zu\n", "granularity", g);
+    P("granularity minimum", cuMemGetAllocationGranularity(&gg, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    YN("  power of two, multiple of 4 KiB", gg && (gg & (gg - 1)) == 0 && gg % 4096 == 0);
+    P("granularity recommended", cuMemGetAllocationGranularity(&gr, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
+    YN("  recommended is a multiple of minimum", gr >= gg && gg && gr % gg == 0);
+    P("granularity out NULL", cuMemGetAllocationGranularity(NULL, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    P("granularity prop NULL", cuMemGetAllocationGranularity(&gg, NULL, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    P("granularity option 7", cuMemGetAllocationGranularity(&gg, &prop, (CUmemAllocationGranularity_flags)7));
+    CUmemAllocationProp p2 = prop;
+    p2.location.id = 1;
+    P("granularity location device 1", cuMemGetAllocationGranularity(&gg, &p2, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+
+    P("reserve size g+1", cuMemAddressReserve(&x, g + 1, 0, 0, 0));
+    P("reserve size g/2", cuMemAddressReserve(&x, g / 2, 0, 0, 0));
+    P("reserve size 0", cuMemAddressReserve(&x, 0, 0, 0, 0));
+    P("reserve flags 1", cuMemAddressReserve(&x, g, 0, 0, 1));
+    P("reserve alignment 3g", cuMemAddressReserve(&x, g, 3 * g, 0, 0));
+    P("reserve ptr NULL", cuMemAddressReserve(NULL, g, 0, 0, 0));
+    if (P("reserve alignment g/2", cuMemAddressReserve(&x, g, g / 2, 0, 0)) == CUDA_SUCCESS) cuMemAddressFree(x, g);
+    if (P("reserve alignment 4g", cuMemAddressReserve(&x, g, 4 * g, 0, 0)) == CUDA_SUCCESS) {
+        YN("  address aligned to 4g", x % (4 * g) == 0);
+        cuMemAddressFree(x, g);
+    } else YN("  address aligned to 4g", 0);
+    if (P("reserve hint misaligned (g/2)", cuMemAddressReserve(&x, g, 0, g / 2, 0)) == CUDA_SUCCESS)
+        cuMemAddressFree(x, g);
+    if (P("reserve 2^40 bytes", cuMemAddressReserve(&x, (size_t)1 << 40, 0, 0, 0)) == CUDA_SUCCESS)
+        cuMemAddressFree(x, (size_t)1 << 40);
+
+    P("create size g/2", cuMemCreate(&hx, g / 2, &prop, 0));
+    P("create size g+4096", cuMemCreate(&hx, g + 4096, &prop, 0));
+    P("create size 0", cuMemCreate(&hx, 0, &prop, 0));
+    P("create flags 1", cuMemCreate(&hx, g, &prop, 1));
+    P("create prop NULL", cuMemCreate(&hx, g, NULL, 0));
+    P("create handle NULL", cuMemCreate(NULL, g, &prop, 0));
+    P("create 1 TiB", cuMemCreate(&hx, (size_t)1 << 40, &prop, 0));
+    p2 = prop;
+    p2.location.id = 1;
+    P("create location device 1", cuMemCreate(&hx, g, &p2, 0));
+    p2 = prop;
+    p2.type = CU_MEM_ALLOCATION_TYPE_INVALID;
+    P("create type invalid", cuMemCreate(&hx, g, &p2, 0));
+    p2 = prop;
+    p2.location.type = CU_MEM_LOCATION_TYPE_INVALID;
+    P("create location type invalid", cuMemCreate(&hx, g, &p2, 0));
+    p2 = prop;
+    p2.requestedHandleTypes = CU_MEM_HANDLE_TYPE_WIN32;
+    P("create handle type win32", cuMemCreate(&hx, g, &p2, 0));
+    p2 = prop;
+    p2.requestedHandleTypes = CU_MEM_HANDLE_TYPE_NONE;
+    if (P("create handle type none", cuMemCreate(&hx, g, &p2, 0)) == CUDA_SUCCESS) cuMemRelease(hx);
+    if (P("create size 3g", cuMemCreate(&hx, 3 * g, &prop, 0)) == CUDA_SUCCESS) cuMemRelease(hx);
+}
+
+static void s_vmm_map(void)
+{
+    setup();
     CUdeviceptr va, x;
-    CUmemGenericAllocationHandle h, h1, hx;
+    CUmemGenericAllocationHandle h, h1;
     cuMemAddressReserve(&va, 8 * g, 0, 0, 0);
     cuMemCreate(&h, 2 * g, &prop, 0);
     cuMemCreate(&h1, g, &prop, 0);
     cuMemMap(va, g, 0, h1, 0);
     cuMemSetAccess(va, g, &rw, 1);
     CUdeviceptr sp = va + g;
-    P("reserve size g+1", cuMemAddressReserve(&x, g + 1, 0, 0, 0));
-    P("reserve size 0", cuMemAddressReserve(&x, 0, 0, 0, 0));
-    P("reserve flags 1", cuMemAddressReserve(&x, g, 0, 0, 1));
-    P("reserve alignment 3g", cuMemAddressReserve(&x, g, 3 * g, 0, 0));
-    P("create size g/2", cuMemCreate(&hx, g / 2, &prop, 0));
-    P("create flags 1", cuMemCreate(&hx, g, &prop, 1));
-    P("create prop NULL", cuMemCreate(&hx, g, NULL, 0));
-    P("create 1 TiB", cuMemCreate(&hx, (size_t)1 << 40, &prop, 0));
     P("map ptr +4096", cuMemMap(sp + 4096, g, 0, h, 0));
+    P("map ptr +g/2", cuMemMap(sp + g / 2, g, 0, h, 0));
     P("map size g+4096", cuMemMap(sp, g + 4096, 0, h, 0));
+    P("map size g/2", cuMemMap(sp, g / 2, 0, h, 0));
     P("map offset 4096", cuMemMap(sp, g, 4096, h, 0));
-    P("map offset g", cuMemMap(sp, g, g, h, 0));
-    if (cuMemUnmap(sp, g) == CUDA_SUCCESS) printf("%-40s %s\n", "  (offset g mapped; unmapped again)", "");
+    P("map offset g/2", cuMemMap(sp, g, g / 2, h, 0));
+    if (P("map offset g", cuMemMap(sp, g, g, h, 0)) == CUDA_SUCCESS) cuMemUnmap(sp, g);
     P("map flags 1", cuMemMap(sp, g, 0, h, 1));
     P("map size 0", cuMemMap(sp, 0, 0, h, 0));
     P("map size > allocation", cuMemMap(sp, 4 * g, 0, h, 0));
     P("map over a mapping", cuMemMap(va, g, 0, h, 0));
-    P("map past reservation", cuMemMap(va + 7 * g, 2 * g, 0, h, 0));
+    if (P("map past reservation", cuMemMap(va + 7 * g, 2 * g, 0, h, 0)) == CUDA_SUCCESS) cuMemUnmap(va + 7 * g, 2 * g);
     P("map outside reservations", cuMemMap(va + 64 * g, g, 0, h, 0));
+    P("map ptr 0", cuMemMap(0, g, 0, h, 0));
+
     P("setaccess unmapped", cuMemSetAccess(sp, g, &rw, 1));
     P("setaccess flags 2", cuMemSetAccess(va, g, &bad, 1));
     P("setaccess desc NULL", cuMemSetAccess(va, g, NULL, 1));
     P("setaccess count 0", cuMemSetAccess(va, g, &rw, 0));
     P("setaccess ptr +4096", cuMemSetAccess(va + 4096, g, &rw, 1));
-    CUmemAccessDesc d1 = rw; d1.location.id = 1;
+    P("setaccess size g/2", cuMemSetAccess(va, g / 2, &rw, 1));
+    P("setaccess size 0", cuMemSetAccess(va, 0, &rw, 1));
+    P("setaccess partly unmapped", cuMemSetAccess(va, 2 * g, &rw, 1));
+    CUmemAccessDesc d1 = rw;
+    d1.location.id = 1;
     P("setaccess device 1", cuMemSetAccess(va, g, &d1, 1));
+    d1 = rw;
+    d1.location.type = CU_MEM_LOCATION_TYPE_INVALID;
+    P("setaccess location type invalid", cuMemSetAccess(va, g, &d1, 1));
+
     unsigned long long fl = 99;
-    CUmemLocation loc = {CU_MEM_LOCATION_TYPE_DEVICE, 0};
-    P("getaccess unmapped", cuMemGetAccess(&fl, &loc, sp));
-    P("getaccess flags NULL", cuMemGetAccess(NULL, &loc, va));
+    CUmemLocation l1 = loc0;
+    l1.id = 1;
+    P("getaccess unmapped", cuMemGetAccess(&fl, &loc0, sp));
+    P("getaccess flags NULL", cuMemGetAccess(NULL, &loc0, va));
+    P("getaccess location NULL", cuMemGetAccess(&fl, NULL, va));
+    P("getaccess location device 1", cuMemGetAccess(&fl, &l1, va));
+    P("getaccess outside reservations", cuMemGetAccess(&fl, &loc0, va + 64 * g));
     cuMemMap(sp, 2 * g, 0, h, 0);
     fl = 99;
-    P("getaccess before setaccess", cuMemGetAccess(&fl, &loc, sp));
-    printf("%-40s %llu\n", "  value", fl);
+    P("getaccess before setaccess", cuMemGetAccess(&fl, &loc0, sp));
+    V("  value", "%llu", fl);
+    P("setaccess first granule of a mapping", cuMemSetAccess(sp, g, &ro, 1));
+    fl = 99;
+    P("getaccess second granule", cuMemGetAccess(&fl, &loc0, sp + g));
+    V("  second granule value", "%llu", fl);
+    fl = 99;
+    P("getaccess first granule inner address", cuMemGetAccess(&fl, &loc0, sp + 4096));
+    V("  first granule value", "%llu", fl);
+    P("setaccess across two mappings", cuMemSetAccess(va, 3 * g, &rw, 1));
+    fl = 99;
+    P("getaccess after setaccess rw", cuMemGetAccess(&fl, &loc0, sp + g));
+    V("  rw value", "%llu", fl);
+    P("setaccess PROT_NONE", cuMemSetAccess(sp, 2 * g, &pnone, 1));
+    fl = 99;
+    P("getaccess after PROT_NONE", cuMemGetAccess(&fl, &loc0, sp));
+    V("  none value", "%llu", fl);
+
+    P("map overlapping a mapping's tail", cuMemMap(va + 2 * g, 2 * g, 0, h, 0));
+    P("map same handle adjacent", cuMemMap(va + 3 * g, 2 * g, 0, h, 0));
     P("unmap half a mapping", cuMemUnmap(sp, g));
     P("unmap second half", cuMemUnmap(sp + g, g));
+    P("unmap size 0", cuMemUnmap(sp, 0));
+    P("unmap across two mappings", cuMemUnmap(sp, 4 * g));
+    fl = 99;
+    P("  getaccess after unmap", cuMemGetAccess(&fl, &loc0, va + 3 * g));
+    cuMemMap(sp, 2 * g, 0, h, 0);
     P("unmap past the mapping", cuMemUnmap(sp, 3 * g));
+    cuMemMap(sp, 2 * g, 0, h, 0);
     P("unmap ptr +4096", cuMemUnmap(sp + 4096, g));
     P("unmap never mapped", cuMemUnmap(va + 5 * g, g));
+    P("unmap outside reservations", cuMemUnmap(va + 64 * g, g));
     P("unmap whole", cuMemUnmap(sp, 2 * g));
     P("unmap repeated", cuMemUnmap(sp, 2 * g));
+
     P("addressfree while mapped", cuMemAddressFree(va, 8 * g));
     P("addressfree wrong size", cuMemAddressFree(va, 4 * g));
     P("addressfree inner ptr", cuMemAddressFree(va + g, 7 * g));
-    P("retain unmapped address", cuMemRetainAllocationHandle(&hx, (void *)(uintptr_t)(va + 6 * g)));
+    P("addressfree size 0", cuMemAddressFree(va, 0));
+    P("addressfree never reserved", cuMemAddressFree(va + 64 * g, g));
+    cuMemUnmap(va, g);
+    P("addressfree", cuMemAddressFree(va, 8 * g));
+    P("addressfree twice", cuMemAddressFree(va, 8 * g));
+    P("map after addressfree", cuMemMap(va, g, 0, h, 0));
+
+    /* two reservations back to back (where the driver honours the hint) */
+    CUdeviceptr a = 0, b = 0;
+    cuMemAddressReserve(&a, 2 * g, 0, 0, 0);
+    cuMemAddressReserve(&b, 2 * g, 0, a + 2 * g, 0);
+    printf("%-48s %s\n", "  second reservation at the hint", b == a + 2 * g ? "yes" : "no");
+    if (b == a + 2 * g) {
+        if (P("map across two reservations", cuMemMap(a + g, 2 * g, 0, h, 0)) == CUDA_SUCCESS) cuMemUnmap(a + g, 2 * g);
+    }
+    cuMemAddressFree(b, 2 * g);
+    cuMemAddressFree(a, 2 * g);
+    (void)x;
+}
+
+static void s_vmm_handles(void)
+{
+    setup();
+    CUdeviceptr va, va2;
+    CUmemGenericAllocationHandle h, hr = 0, hi = 0, hn = 0, hx = 0;
+    cuMemAddressReserve(&va, 4 * g, 0, 0, 0);
+    cuMemAddressReserve(&va2, 2 * g, 0, 0, 0);
+    cuMemCreate(&h, 2 * g, &prop, 0);
+    cuMemMap(va, 2 * g, 0, h, 0);
+    cuMemSetAccess(va, 2 * g, &rw, 1);
+    cuMemsetD32(va, 0x11111111u, 64);
+
+    P("map same handle at a second address", cuMemMap(va2, 2 * g, 0, h, 0));
+    P("  setaccess second address", cuMemSetAccess(va2, 2 * g, &rw, 1));
+    YN("  data seen through the second address", words_are(va2, 0x11111111u, 64));
+    cuMemsetD32(va2 + 256, 0x22222222u, 16);
+    YN("  fill through the second seen through the first", words_are(va + 256, 0x22222222u, 16));
+
+    hr = 0;
+    P("retain mapped address", cuMemRetainAllocationHandle(&hr, (void *)(uintptr_t)va));
+    YN("  retained handle is the handle", hr == h);
+    hr = 0;
+    P("retain inner address", cuMemRetainAllocationHandle(&hr, (void *)(uintptr_t)(va + g + 4096)));
+    YN("  inner retained handle is the handle", hr == h);
+    P("retain second address", cuMemRetainAllocationHandle(&hx, (void *)(uintptr_t)va2));
+    P("retain handle NULL", cuMemRetainAllocationHandle(NULL, (void *)(uintptr_t)va));
+    P("retain unmapped address", cuMemRetainAllocationHandle(&hx, (void *)(uintptr_t)(va + 3 * g)));
+    P("release retained", cuMemRelease(h));
+    P("release retained 2", cuMemRelease(h));
+    P("release retained 3", cuMemRelease(h));
+
+    CUmemAllocationProp pp;
+    memset(&pp, 0x5a, sizeof pp);
+    P("props of handle", cuMemGetAllocationPropertiesFromHandle(&pp, h));
+    YN("  props type pinned", pp.type == CU_MEM_ALLOCATION_TYPE_PINNED);
+    YN("  props location device", pp.location.type == CU_MEM_LOCATION_TYPE_DEVICE && pp.location.id == dev);
+    YN("  props handle types posix fd", pp.requestedHandleTypes == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    P("props out NULL", cuMemGetAllocationPropertiesFromHandle(NULL, h));
+
+    int fd = -1, fd2 = -1;
+    P("export fd", cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    YN("  fd is open", fd >= 0 && fcntl(fd, F_GETFD) >= 0);
+    P("export out NULL", cuMemExportToShareableHandle(NULL, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    P("export win32", cuMemExportToShareableHandle(&fd2, h, CU_MEM_HANDLE_TYPE_WIN32, 0));
+    P("export fd flags 1", cuMemExportToShareableHandle(&fd2, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 1));
+    CUmemAllocationProp pn = prop;
+    pn.requestedHandleTypes = CU_MEM_HANDLE_TYPE_NONE;
+    cuMemCreate(&hn, g, &pn, 0);
+    P("export handle made without fd type", cuMemExportToShareableHandle(&fd2, hn, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    cuMemRelease(hn);
+    P("import exported fd", cuMemImportFromShareableHandle(&hi, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+    P("map imported handle", cuMemMap(va + 2 * g, 2 * g, 0, hi, 0));
+    cuMemSetAccess(va + 2 * g, 2 * g, &rw, 1);
+    YN("  imported mapping sees the data", words_are(va + 2 * g, 0x11111111u, 64));
     P("import fd 0", cuMemImportFromShareableHandle(&hx, (void *)(uintptr_t)0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
-    int fd = -1;
-    P("export win32", cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_WIN32, 0));
-    P("export fd flags 1", cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 1));
-    P("release", cuMemRelease(h));
+    P("import fd -1", cuMemImportFromShareableHandle(&hx, (void *)(intptr_t)-1, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+    P("import unopened fd 1000", cuMemImportFromShareableHandle(&hx, (void *)(uintptr_t)1000, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+    int mfd = memfd_create("not-cuda", 0);
+    if (ftruncate(mfd, (off_t)g)) { /* only its identity matters */ }
+    P("import memfd not from the driver", cuMemImportFromShareableHandle(&hx, (void *)(uintptr_t)mfd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+    close(mfd);
+    P("import win32 type", cuMemImportFromShareableHandle(&hx, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_WIN32));
+    P("import out NULL", cuMemImportFromShareableHandle(NULL, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+    close(fd);
+    P("release imported", cuMemRelease(hi));
+
+    P("release while mapped", cuMemRelease(h));
+    YN("  memory readable after release", words_are(va, 0x11111111u, 64));
+    P("props after release (still mapped)", cuMemGetAllocationPropertiesFromHandle(&pp, h));
+    hr = 0;
+    P("retain after release (still mapped)", cuMemRetainAllocationHandle(&hr, (void *)(uintptr_t)va));
+    YN("  retained after release is the handle", hr == h);
+    P("release that retained handle", cuMemRelease(hr));
+    P("unmap first address", cuMemUnmap(va, 2 * g));
+    YN("  second address still readable", words_are(va2, 0x11111111u, 64));
+    P("unmap imported mapping", cuMemUnmap(va + 2 * g, 2 * g));
+    P("unmap last mapping", cuMemUnmap(va2, 2 * g));
+    P("retain after last unmap", cuMemRetainAllocationHandle(&hx, (void *)(uintptr_t)va2));
     P("release again", cuMemRelease(h));
     P("release 0", cuMemRelease(0));
-    P("map released handle", cuMemMap(sp, g, 0, h, 0));
+    P("map released handle", cuMemMap(va, g, 0, h, 0));
+    P("export released handle", cuMemExportToShareableHandle(&fd2, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    P("props released handle", cuMemGetAllocationPropertiesFromHandle(&pp, h));
+    cuMemCreate(&hx, g, &prop, 0);
+    P("release never-mapped handle", cuMemRelease(hx));
+    P("release never-mapped handle again", cuMemRelease(hx));
     CUdeviceptr p;
-    cuMemAlloc(&p, 100);
+    cuMemAlloc(&p, 4096);
+    P("retain cuMemAlloc address", cuMemRetainAllocationHandle(&hx, (void *)(uintptr_t)p));
+    P("unmap cuMemAlloc memory", cuMemUnmap(p, g));
+    P("memfree VMM memory", cuMemFree(va2));
+    cuMemAddressFree(va, 4 * g);
+    cuMemAddressFree(va2, 2 * g);
+}
+
+static void s_vmm_access(void)
+{
+    CUcontext c = setup(), c2;
+    CUdeviceptr va, tmp;
+    CUmemGenericAllocationHandle h;
+    uint32_t buf[64] = {0};
+    cuMemAddressReserve(&va, 3 * g, 0, 0, 0);
+    cuMemCreate(&h, 2 * g, &prop, 0);
+    cuMemMap(va, 2 * g, 0, h, 0);
+    cuMemAlloc(&tmp, 4096);
+    cuMemsetD32(tmp, 0x5555aaaau, 1024);
+    P("memcpyDtoH before setaccess", cuMemcpyDtoH(buf, va, 64));
+    P("memsetD32 before setaccess", cuMemsetD32(va, 1, 16));
+    P("memcpyDtoD from no-access memory", cuMemcpyDtoD(tmp, va, 64));
+    P("setaccess read-write", cuMemSetAccess(va, 2 * g, &rw, 1));
+    P("memsetD32 after setaccess", cuMemsetD32(va, 0x0badf00du, 64));
+    P("setaccess read-only", cuMemSetAccess(va, 2 * g, &ro, 1));
+    unsigned long long fl = 99;
+    cuMemGetAccess(&fl, &loc0, va);
+    V("  getaccess read-only value", "%llu", fl);
+    P("memsetD32 into read-only", cuMemsetD32(va, 1, 16));
+    P("memsetD8 into read-only", cuMemsetD8(va, 1, 16));
+    P("memsetD32Async into read-only", cuMemsetD32Async(va, 1, 16, NULL));
+    P("memcpyHtoD into read-only", cuMemcpyHtoD(va, buf, 64));
+    P("memcpyHtoDAsync into read-only", cuMemcpyHtoDAsync(va, buf, 64, NULL));
+    P("dtod write to read-only", cuMemcpyDtoD(va, tmp, 4));
+    P("memcpyDtoH from read-only", cuMemcpyDtoH(buf, va, 64));
+    YN("  read-only memory unchanged", buf[0] == 0x0badf00du && buf[15] == 0x0badf00du);
+    P("memcpyDtoD from read-only", cuMemcpyDtoD(tmp, va, 64));
+    P("  then synchronize", cuCtxSynchronize());
+    CUdeviceptr x;
+    P("  then memalloc", cuMemAlloc(&x, 64));
+    P("setaccess first granule rw", cuMemSetAccess(va, g, &rw, 1));
+    P("memsetD32 across rw and read-only", cuMemsetD32(va + g - 64, 2, 32));
+    P("memsetD32 into the rw granule", cuMemsetD32(va + g - 64, 3, 16));
+    YN("  rw granule written", words_are(va + g - 64, 3, 16));
+    P("memcpyHtoD past the mapping's end", cuMemcpyHtoD(va + 2 * g - 4, buf, 8));
+    P("memcpyDtoH from reserved unmapped", cuMemcpyDtoH(buf, va + 2 * g, 4));
+    P("setaccess back to rw", cuMemSetAccess(va, 2 * g, &rw, 1));
+    P("memsetD32 across granules after rw", cuMemsetD32(va + g - 64, 4, 32));
+    YN("  both granules written", words_are(va + g - 64, 4, 32));
+    cuMemSetAccess(va, 2 * g, &pnone, 1);
+    P("memcpyDtoH from PROT_NONE", cuMemcpyDtoH(buf, va, 64));
+    P("memsetD32 into PROT_NONE", cuMemsetD32(va, 1, 16));
+    cuMemSetAccess(va, 2 * g, &rw, 1);
+    ctx_create(&c2);
+    P("other context memcpyDtoH of VMM memory", cuMemcpyDtoH(buf, va + g - 64, 16));
+    YN("  other context sees the data", buf[0] == 4);
+    P("other context memsetD32 into VMM memory", cuMemsetD32(va, 6, 16));
+    P("other context memcpy of cuMemAlloc memory", cuMemcpyDtoH(buf, tmp + 2048, 16));
+    YN("  other context sees cuMemAlloc data", buf[0] == 0x5555aaaau);
+    P("other context memfree of cuMemAlloc memory", cuMemFree(tmp));
+    cuCtxPopCurrent(NULL);
+    P("first context synchronize", cuCtxSynchronize());
+    YN("  fill of the other context seen", words_are(va, 6, 16));
+    (void)c;
+}
+
+static void s_alloc(void)
+{
+    setup();
+    CUdeviceptr p = 0, p1 = 0, base = 0;
+    size_t sz = 0;
+    uint32_t buf[64] = {0};
+    P("memalloc dptr NULL", cuMemAlloc(NULL, 64));
+    if (P("memalloc 1 byte", cuMemAlloc(&p1, 1)) == CUDA_SUCCESS) cuMemFree(p1);
+    P("memalloc 100", cuMemAlloc(&p, 100));
+    P("getaddressrange inner", cuMemGetAddressRange(&base, &sz, p + 50));
+    YN("  base is the allocation start", base == p);
+    YN("  size is the requested size", sz == 100);
+    P("getaddressrange NULL outputs", cuMemGetAddressRange(NULL, NULL, p + 4));
+    P("getaddressrange one past the end", cuMemGetAddressRange(&base, &sz, p + 100));
+    P("getaddressrange unknown", cuMemGetAddressRange(&base, &sz, 0x7fff0000u));
+    P("memfree inner pointer", cuMemFree(p + 4));
+    P("memsetD8 unaligned", cuMemsetD8(p + 1, 7, 3));
+    P("memsetD8 count 0", cuMemsetD8(p, 7, 0));
+    P("memsetD16 misaligned", cuMemsetD16(p + 1, 1, 4));
+    P("memsetD32 misaligned", cuMemsetD32(p + 2, 1, 4));
+    P("memsetD32Async NULL stream", cuMemsetD32Async(p, 9, 8, NULL));
+    P("  synchronize", cuCtxSynchronize());
+    YN("  async fill done", words_are(p, 9, 8));
+    P("memcpyHtoD NULL src", cuMemcpyHtoD(p, NULL, 4));
+    P("memcpyHtoD 0 bytes", cuMemcpyHtoD(p, buf, 0));
+    P("memcpyDtoH NULL dst", cuMemcpyDtoH(NULL, p, 4));
+    P("memcpyDtoH bad device ptr", cuMemcpyDtoH(buf, 0x7fff0000u, 4));
+    P("memcpyDtoD 0 bytes", cuMemcpyDtoD(p, p, 0));
+    for (int i = 0; i < 16; i++) buf[i] = 100u + (uint32_t)i;
+    P("memcpy unified host to device", cuMemcpy(p, (CUdeviceptr)(uintptr_t)buf, 64));
+    memset(buf, 0, sizeof buf);
+    P("memcpy unified device to host", cuMemcpy((CUdeviceptr)(uintptr_t)buf, p, 64));
+    YN("  unified round trip", buf[0] == 100 && buf[15] == 115);
+    size_t fr = 0, tot = 0;
+    P("memgetinfo", cuMemGetInfo(&fr, &tot));
+    YN("  free <= total", fr <= tot && tot > 0);
+    P("memgetinfo NULL free", cuMemGetInfo(NULL, &tot));
     P("memfree", cuMemFree(p));
     P("memfree again", cuMemFree(p));
-    P("memfree VMM memory", cuMemFree(va));
+    P("getaddressrange freed", cuMemGetAddressRange(&base, &sz, p));
     P("memfree 0", cuMemFree(0));
     P("memalloc 0", cuMemAlloc(&p, 0));
     P("memalloc 1 TiB", cuMemAlloc(&p, (size_t)1 << 40));
-    CUdeviceptr base; size_t sz;
-    P("getaddressrange unknown", cuMemGetAddressRange(&base, &sz, 0x7fff0000u));
-    unsigned mt;
-    P("pointerattr unknown", cuPointerGetAttribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, 0x7fff0000u));
-    P("pointerattr VMM memtype", cuPointerGetAttribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, va));
-    CUcontext pc = (CUcontext)1;
-    P("pointerattr VMM context", cuPointerGetAttribute(&pc, CU_POINTER_ATTRIBUTE_CONTEXT, va));
-    printf("%-40s %s\n", "  context is NULL", pc == NULL ? "yes" : "no");
-    cuMemAlloc(&p, 4096);
-    void *hp;
-    P("pointerattr hostptr of device mem", cuPointerGetAttribute(&hp, CU_POINTER_ATTRIBUTE_HOST_POINTER, p));
-    P("memsetD16 misaligned", cuMemsetD16(p + 1, 1, 4));
-    P("memsetD32 misaligned", cuMemsetD32(p + 2, 1, 4));
-    P("memcpyHtoD NULL src", cuMemcpyHtoD(p, NULL, 4));
-    P("memcpyHtoD 0 bytes", cuMemcpyHtoD(p, &fl, 0));
-    P("memcpyDtoH bad device ptr", cuMemcpyDtoH(&fl, 0x7fff0000u, 4));
-    static char page[3 * 4096] __attribute__((aligned(4096)));
+}
+
+static void s_host(void)
+{
+    setup();
+    static char page[4 * 4096] __attribute__((aligned(4096)));
+    CUdeviceptr dp = 0, d;
+    void *hp = NULL, *hp2 = NULL;
+    unsigned fl = 99;
+    cuMemAlloc(&d, 4096);
     P("hostregister", cuMemHostRegister(page + 52, 4000, 0));
     P("hostregister overlap", cuMemHostRegister(page + 100, 16, 0));
+    P("hostunregister inner pointer", cuMemHostUnregister(page + 100));
     P("hostunregister", cuMemHostUnregister(page + 52));
     P("hostunregister again", cuMemHostUnregister(page + 52));
+    P("hostregister NULL", cuMemHostRegister(NULL, 4096, 0));
+    P("hostregister size 0", cuMemHostRegister(page, 0, 0));
+    P("hostregister flags 0x80", cuMemHostRegister(page, 4096, 0x80));
+    if (P("hostregister IOMEMORY on normal memory", cuMemHostRegister(page, 4096, CU_MEMHOSTREGISTER_IOMEMORY)) == CUDA_SUCCESS)
+        cuMemHostUnregister(page);
+    if (P("hostregister READ_ONLY", cuMemHostRegister(page, 4096, CU_MEMHOSTREGISTER_READ_ONLY)) == CUDA_SUCCESS) {
+        P("  copy from read-only registered", cuMemcpyHtoD(d, page, 64));
+        cuMemHostUnregister(page);
+    } else {
+        V("  copy from read-only registered", "-");
+    }
+    P("hostregister whole pages DEVICEMAP", cuMemHostRegister(page, 2 * 4096, CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE));
+    P("hostgetdeviceptr registered", cuMemHostGetDevicePointer(&dp, page, 0));
+    YN("  devptr equals hostptr", dp == (CUdeviceptr)(uintptr_t)page);
+    P("hostgetdeviceptr inner", cuMemHostGetDevicePointer(&dp, page + 100, 0));
+    P("hostgetdeviceptr flags 1", cuMemHostGetDevicePointer(&dp, page, 1));
+    P("hostgetdeviceptr NULL out", cuMemHostGetDevicePointer(NULL, page, 0));
+    memset(page, 0x3c, 64);
+    P("memcpyHtoD from registered", cuMemcpyHtoD(d, page, 64));
+    YN("  registered data arrived", words_are(d, 0x3c3c3c3cu, 16));
+    P("memcpyDtoH into registered", cuMemcpyDtoH(page + 4096, d, 64));
+    P("memsetD32 into registered via devptr", cuMemsetD32(dp + 128, 0x01010101u, 4));
+    YN("  host sees the device's fill", ((uint32_t *)(void *)(page + 228))[0] == 0x01010101u);
+    P("hostgetflags registered", cuMemHostGetFlags(&fl, page));
+    P("memfreehost registered memory", cuMemFreeHost(page));
+    P("hostunregister whole", cuMemHostUnregister(page));
     P("memfreehost non-pinned", cuMemFreeHost(page));
-    CUdeviceptr dp;
     P("hostgetdeviceptr unregistered", cuMemHostGetDevicePointer(&dp, page, 0));
-    CUmodule m;
-    P("moduleloaddata garbage", cuModuleLoadData(&m, "not a module"));
-    P("moduleloaddata NULL", cuModuleLoadData(&m, NULL));
-    CUevent e0, e1, ev_n;
-    cuEventCreate(&e0, 0); cuEventCreate(&e1, 0); cuEventCreate(&ev_n, CU_EVENT_DISABLE_TIMING);
-    float ms;
+    P("hostgetflags pageable", cuMemHostGetFlags(&fl, page));
+
+    P("memallochost", cuMemAllocHost(&hp, 10000));
+    P("memallochost NULL out", cuMemAllocHost(NULL, 4096));
+    P("hostregister of pinned memory", cuMemHostRegister(hp, 4096, 0));
+    P("hostunregister pinned memory", cuMemHostUnregister(hp));
+    fl = 99;
+    P("hostgetflags pinned", cuMemHostGetFlags(&fl, hp));
+    V("  pinned flags", "%u", fl);
+    P("hostgetdeviceptr pinned", cuMemHostGetDevicePointer(&dp, hp, 0));
+    memset(hp, 0x42, 64);
+    P("memcpyHtoDAsync from pinned", cuMemcpyHtoDAsync(d, hp, 64, NULL));
+    cuCtxSynchronize();
+    YN("  pinned data arrived", words_are(d, 0x42424242u, 16));
+    P("memhostalloc flags 0x10", cuMemHostAlloc(&hp2, 4096, 0x10));
+    P("memhostalloc DEVICEMAP|WRITECOMBINED", cuMemHostAlloc(&hp2, 4096, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED));
+    fl = 99;
+    P("hostgetflags hostalloc", cuMemHostGetFlags(&fl, hp2));
+    V("  hostalloc flags", "%u", fl);
+    P("memfreehost inner pointer", cuMemFreeHost((char *)hp + 64));
+    P("memfreehost", cuMemFreeHost(hp));
+    P("memfreehost twice", cuMemFreeHost(hp));
+    P("memfreehost hostalloc", cuMemFreeHost(hp2));
+    P("memfreehost NULL", cuMemFreeHost(NULL));
+    P("hostunregister NULL", cuMemHostUnregister(NULL));
+}
+
+static const char *ctxname(CUcontext x, CUcontext c)
+{
+    return x == c ? "current" : x == NULL ? "null" : "other";
+}
+
+/* Attributes of ptr (probe name prefix kind); base/size: the range it lies in. */
+static void attrs(const char *kind, CUdeviceptr ptr, CUdeviceptr base, size_t size, CUcontext c, int full)
+{
+    char n[96];
+    unsigned mt = 99;
+    CUcontext xc = (CUcontext)(uintptr_t)1;
+    CUdeviceptr dv = 1, rs = 1;
+    void *hv = (void *)1;
+    size_t rsz = 1;
+    int im = 99, ord = 99, mapped = 99;
+    unsigned acc = 99;
+    CUresult r;
+#define A(attr, var, ...) do { snprintf(n, sizeof n, "pointerattr %s %s", kind, #attr + 21); \
+    r = P(n, cuPointerGetAttribute(&var, attr, ptr)); snprintf(n, sizeof n, "  %s %s", kind, #attr + 21); \
+    if (r == CUDA_SUCCESS) V(n, __VA_ARGS__); else V(n, "-"); } while (0)
+    A(CU_POINTER_ATTRIBUTE_MEMORY_TYPE, mt, "%u", mt);
+    A(CU_POINTER_ATTRIBUTE_CONTEXT, xc, "%s", ctxname(xc, c));
+    A(CU_POINTER_ATTRIBUTE_IS_MANAGED, im, "%d", im);
+    A(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ord, "%d", ord);
+    if (!full) return;
+    A(CU_POINTER_ATTRIBUTE_DEVICE_POINTER, dv, "%s", dv == ptr ? "same" : "other");
+    A(CU_POINTER_ATTRIBUTE_HOST_POINTER, hv, "%s", (CUdeviceptr)(uintptr_t)hv == ptr ? "same" : "other");
+    A(CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, rs, "%s", rs == base ? "base" : "other");
+    A(CU_POINTER_ATTRIBUTE_RANGE_SIZE, rsz, "%s", rsz == size ? "size" : rsz > size ? "larger" : "smaller");
+    A(CU_POINTER_ATTRIBUTE_MAPPED, mapped, "%d", mapped);
+    A(CU_POINTER_ATTRIBUTE_ACCESS_FLAGS, acc, "%u", acc);
+#undef A
+}
+
+static void s_ptrattr(void)
+{
+    CUcontext c = setup();
+    CUdeviceptr p, va;
+    cuMemAlloc(&p, 1000);
+    attrs("memalloc", p + 16, p, 1000, c, 1);
+    void *hp = NULL;
+    cuMemAllocHost(&hp, 1000);
+    attrs("pinned", (CUdeviceptr)(uintptr_t)hp + 16, (CUdeviceptr)(uintptr_t)hp, 1000, c, 1);
+    static char reg[2 * 4096] __attribute__((aligned(4096)));
+    cuMemHostRegister(reg + 100, 3000, 0);
+    attrs("registered", (CUdeviceptr)(uintptr_t)reg + 200, (CUdeviceptr)(uintptr_t)reg + 100, 3000, c, 1);
+    va = vmm_rw(2, NULL);
+    attrs("vmm", va + g + 16, va, 2 * g, c, 1);
+    char *pageable = malloc(4096);
+    attrs("pageable", (CUdeviceptr)(uintptr_t)pageable, 0, 0, c, 0);
+    attrs("unknown", 0x7fff0000u, 0, 0, c, 0);
+    unsigned mt;
+    P("pointerattr data NULL", cuPointerGetAttribute(NULL, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p));
+    P("pointerattr attribute 999", cuPointerGetAttribute(&mt, (CUpointer_attribute)999, p));
+    free(pageable);
+}
+
+static void s_streams(void)
+{
+    setup();
+    CUstream s = NULL, s2 = NULL, sx = NULL;
+    CUevent e0, e1, en, ex;
+    unsigned fl = 99;
+    float ms = -1;
+    CUdeviceptr p;
+    cuMemAlloc(&p, 1 << 16);
+    P("streamcreate NULL out", cuStreamCreate(NULL, 0));
+    P("streamcreate flags 8", cuStreamCreate(&sx, 8));
+    P("streamcreate NON_BLOCKING", cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    P("streamgetflags", cuStreamGetFlags(s, &fl));
+    V("  stream flags", "%u", fl);
+    fl = 99;
+    P("streamgetflags NULL stream", cuStreamGetFlags(NULL, &fl));
+    V("  NULL stream flags", "%u", fl);
+    if (P("streamcreatewithpriority -100", cuStreamCreateWithPriority(&sx, 0, -100)) == CUDA_SUCCESS) cuStreamDestroy(sx);
+    P("streamcreate default", cuStreamCreate(&s2, 0));
+    P("streamquery idle", cuStreamQuery(s));
+    P("streamquery NULL stream", cuStreamQuery(NULL));
+    P("streamsynchronize NULL stream", cuStreamSynchronize(NULL));
+    P("streamsynchronize legacy stream", cuStreamSynchronize(CU_STREAM_LEGACY));
+
+    P("eventcreate NULL out", cuEventCreate(NULL, 0));
+    P("eventcreate flags 0x40", cuEventCreate(&ex, 0x40));
+    P("eventcreate BLOCKING_SYNC|DISABLE_TIMING", cuEventCreate(&en, CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING));
+    cuEventCreate(&e0, 0);
+    cuEventCreate(&e1, 0);
     P("eventquery unrecorded", cuEventQuery(e0));
+    P("eventsynchronize unrecorded", cuEventSynchronize(e0));
     P("elapsed unrecorded", cuEventElapsedTime(&ms, e0, e1));
-    cuEventRecord(e0, NULL); cuEventRecord(e1, NULL); cuEventRecord(ev_n, NULL);
-    cuEventSynchronize(ev_n);
-    P("elapsed disable-timing", cuEventElapsedTime(&ms, e0, ev_n));
+    P("streamwaitevent unrecorded event", cuStreamWaitEvent(s, e0, 0));
+    P("streamwaitevent flags 2", cuStreamWaitEvent(s, e0, 2));
+    P("eventrecord", cuEventRecord(e0, s));
+    P("elapsed end unrecorded", cuEventElapsedTime(&ms, e0, e1));
+    cuMemsetD32Async(p, 1, 1 << 14, s);
+    P("eventrecord second", cuEventRecord(e1, s));
+    P("streamwaitevent other stream", cuStreamWaitEvent(s2, e1, 0));
+    P("eventrecord NULL stream", cuEventRecord(en, NULL));
+    P("eventsynchronize", cuEventSynchronize(e1));
+    P("eventquery completed", cuEventQuery(e1));
+    P("streamsynchronize second stream", cuStreamSynchronize(s2));
+    P("elapsed", cuEventElapsedTime(&ms, e0, e1));
+    YN("  elapsed >= 0", ms >= 0);
+    P("elapsed same event", cuEventElapsedTime(&ms, e1, e1));
+    YN("  same event is 0 ms", ms == 0);
+    P("elapsed reversed", cuEventElapsedTime(&ms, e1, e0));
+    YN("  reversed <= 0", ms <= 0);
+    cuEventSynchronize(en);
+    P("elapsed disable-timing", cuEventElapsedTime(&ms, e0, en));
     P("elapsed NULL ms", cuEventElapsedTime(NULL, e0, e1));
-    P("eventcreate flags 0x40", cuEventCreate(&ev_n, 0x40));
+    P("eventrecord twice", cuEventRecord(e1, s));
+    P("streamsynchronize", cuStreamSynchronize(s));
+    P("eventdestroy", cuEventDestroy(e0));
+    P("streamdestroy", cuStreamDestroy(s2));
+    P("streamdestroy with work done", cuStreamDestroy(s));
+}
+
+static void s_contexts(void)
+{
+    CUcontext c = setup(), c2, cur = NULL, pr = NULL, pr2 = NULL;
     CUstream s;
-    P("streamcreate flags 8", cuStreamCreate(&s, 8));
+    CUevent ea, eb;
+    CUdeviceptr pa, pb;
+    CUmodule ma;
+    CUfunction fa = NULL;
     cuStreamCreate(&s, 0);
-    cuCtxCreate(&c2, 0, dev);
-    CUevent eb;
+    cuEventCreate(&ea, 0);
+    cuMemAlloc(&pa, 4096);
+    load_kernels(&ma);
+    cuModuleGetFunction(&fa, ma, "vmgpu_fill_i32");
+    P("ctxcreate second", ctx_create(&c2));
+    cuCtxGetCurrent(&cur);
+    YN("  new context is current", cur == c2 && cur != c);
     cuEventCreate(&eb, 0);
+    cuMemAlloc(&pb, 4096);
     P("eventrecord other ctx's stream", cuEventRecord(eb, s));
-    cuCtxPopCurrent(NULL);
-    CUcontext pr;
+    P("eventrecord own event on other ctx's stream", cuEventRecord(ea, s));
+    P("streamsynchronize other ctx's stream", cuStreamSynchronize(s));
+    P("streamquery other ctx's stream (idle)", cuStreamQuery(s));
+    P("memsetD32Async on other ctx's stream", cuMemsetD32Async(pb, 1, 16, s));
+    P("streamwaitevent other ctx's event", cuStreamWaitEvent(NULL, ea, 0));
+    P("eventsynchronize other ctx's event", cuEventSynchronize(ea));
+    P("eventquery other ctx's event", cuEventQuery(ea));
+    P("launch other ctx's function", launch(fa, NULL, pb, 0, 16, 1));
+    P("  synchronize", cuCtxSynchronize());
+    P("memcpy other ctx's allocation", cuMemcpyDtoD(pb, pa, 64));
+    P("memfree other ctx's allocation", cuMemFree(pa));
+    P("streamdestroy other ctx's stream", cuStreamDestroy(s));
+    P("ctxdestroy non-current context", cuCtxDestroy(c));
+    cuCtxGetCurrent(&cur);
+    YN("  current unchanged", cur == c2);
+    P("ctxdestroy current context", cuCtxDestroy(c2));
+    cur = (CUcontext)1;
+    P("ctxgetcurrent after destroying it", cuCtxGetCurrent(&cur));
+    V("  current after destroy", "%s", cur == NULL ? "null" : "set");
+    cuCtxSetCurrent(NULL);
+    P("ctxpopcurrent empty stack", cuCtxPopCurrent(&cur));
+    cur = (CUcontext)1;
+    P("ctxgetcurrent none", cuCtxGetCurrent(&cur));
+    YN("  current is NULL", cur == NULL);
+    CUdeviceptr x;
+    CUdevice d;
+    size_t a, b;
+    CUstream sx;
+    CUmemGenericAllocationHandle hx;
+    P("memalloc without context", cuMemAlloc(&x, 64));
+    P("ctxsynchronize without context", cuCtxSynchronize());
+    P("ctxgetdevice without context", cuCtxGetDevice(&d));
+    P("streamcreate without context", cuStreamCreate(&sx, 0));
+    P("memgetinfo without context", cuMemGetInfo(&a, &b));
+    P("granularity without context", cuMemGetAllocationGranularity(&a, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    if (P("reserve without context", cuMemAddressReserve(&x, g, 0, 0, 0)) == CUDA_SUCCESS) cuMemAddressFree(x, g);
+    if (P("create without context", cuMemCreate(&hx, g, &prop, 0)) == CUDA_SUCCESS) cuMemRelease(hx);
+
     P("primary release unretained", cuDevicePrimaryCtxRelease(dev));
-    cuDevicePrimaryCtxRetain(&pr, dev);
+    P("primary retain", cuDevicePrimaryCtxRetain(&pr, dev));
+    P("primary retain twice", cuDevicePrimaryCtxRetain(&pr2, dev));
+    YN("  same primary context", pr == pr2 && pr != NULL);
+    unsigned pf = 99;
+    int active = 99;
+    P("primary getstate", cuDevicePrimaryCtxGetState(dev, &pf, &active));
+    V("  primary active", "%d", active);
     P("ctxdestroy primary", cuCtxDestroy(pr));
-    cuDevicePrimaryCtxRelease(dev);
+    P("ctxsetcurrent primary", cuCtxSetCurrent(pr));
+    P("memalloc in primary", cuMemAlloc(&x, 64));
+    P("primary release", cuDevicePrimaryCtxRelease(dev));
+    P("primary release 2", cuDevicePrimaryCtxRelease(dev));
+    active = 99;
+    P("primary getstate after release", cuDevicePrimaryCtxGetState(dev, &pf, &active));
+    V("  primary active after release", "%d", active);
+    P("primary release again", cuDevicePrimaryCtxRelease(dev));
+    P("primary reset", cuDevicePrimaryCtxReset(dev));
+    cuCtxSetCurrent(NULL);
     P("ctxpushcurrent NULL", cuCtxPushCurrent(NULL));
-    /* faults last: read-only then write, in c2 */
-    cuCtxPushCurrent(c2);
-    cuMemSetAccess(va, g, &ro, 1);
-    CUdeviceptr tmp;
-    cuMemAlloc(&tmp, 64);
-    P("dtod write to read-only", cuMemcpyDtoD(va, tmp, 4));
-    P("  then synchronize", cuCtxSynchronize());
+    P("ctxsetcurrent NULL", cuCtxSetCurrent(NULL));
+    int v;
+    char name[8];
+    if (P("ctxcreate flags 0x100", ctx_create_flags(&c2, 0x100)) == CUDA_SUCCESS) cuCtxDestroy(c2);
+    P("deviceget ordinal 1", cuDeviceGet(&d, 1));
+    P("deviceget ordinal -1", cuDeviceGet(&d, -1));
+    P("devicegetcount NULL", cuDeviceGetCount(NULL));
+    P("devicegetattribute attribute 9999", cuDeviceGetAttribute(&v, (CUdevice_attribute)9999, dev));
+    P("devicegetattribute device 5", cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 5));
+    P("devicegetname len 0", cuDeviceGetName(name, 0, dev));
+    P("devicegetname short buffer", cuDeviceGetName(name, sizeof name, dev));
+    P("devicetotalmem NULL", cuDeviceTotalMem(NULL, dev));
+}
+
+static void s_modules(void)
+{
+    setup();
+    CUmodule m = NULL, m2 = NULL;
+    CUfunction f = NULL, fx = NULL;
+    CUdeviceptr p;
+    cuMemAlloc(&p, 4096);
+    P("moduleloaddata garbage", cuModuleLoadData(&m2, "not a module"));
+    P("moduleloaddata NULL", cuModuleLoadData(&m2, NULL));
+    P("moduleloaddata out NULL", cuModuleLoadData(NULL, "not a module"));
+    P("kernel module load", load_kernels(&m));
+    P("modulegetfunction", cuModuleGetFunction(&f, m, "vmgpu_fill_i32"));
+    P("modulegetfunction unknown name", cuModuleGetFunction(&fx, m, "no_such_function"));
+    P("modulegetfunction NULL name", cuModuleGetFunction(&fx, m, NULL));
+    P("modulegetfunction out NULL", cuModuleGetFunction(NULL, m, "vmgpu_fill_i32"));
+    CUdeviceptr dst = p, a = 0, b = 0;
+    int n = 64, sc = 5;
+    void *args[5] = {&dst, &a, &b, &n, &sc};
+    P("launch", cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+    P("  synchronize", cuCtxSynchronize());
+    YN("  kernel wrote", words_are(p, 5, 64));
+    P("launch grid 0", cuLaunchKernel(f, 0, 1, 1, 64, 1, 1, 0, NULL, args, NULL));
+    P("launch block 0", cuLaunchKernel(f, 1, 1, 1, 0, 1, 1, 0, NULL, args, NULL));
+    P("launch block 2048", cuLaunchKernel(f, 1, 1, 1, 2048, 1, 1, 0, NULL, args, NULL));
+    P("launch block z 128", cuLaunchKernel(f, 1, 1, 1, 1, 1, 128, 0, NULL, args, NULL));
+    P("launch shared memory 1 MiB", cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 1 << 20, NULL, args, NULL));
+    P("launch grid y 65536", cuLaunchKernel(f, 1, 65536, 1, 64, 1, 1, 0, NULL, args, NULL));
+    P("  synchronize after refusals", cuCtxSynchronize());
+    P("moduleunload", cuModuleUnload(m));
+}
+
+/* A kernel in context B touches memory it may not: B's calls fail from then on, A goes on. */
+static void kfault(int kind)
+{
+    CUcontext a = setup(), b;
+    CUdeviceptr pa, pb, va;
+    CUmemGenericAllocationHandle h;
+    CUmodule ma, mb;
+    CUfunction fill_a, fill_b, copy_b;
+    cuMemAlloc(&pa, 4096);
+    cuMemsetD32(pa, 7, 64);
+    cuMemAddressReserve(&va, 2 * g, 0, 0, 0);
+    cuMemCreate(&h, g, &prop, 0);
+    if (kind != 1) {
+        cuMemMap(va, g, 0, h, 0);
+        cuMemSetAccess(va, g, &rw, 1);
+        cuMemsetD32(va, 0x77777777u, 64);
+        cuMemSetAccess(va, g, kind == 0 ? &ro : &pnone, 1);
+    }
+    load_kernels(&ma);
+    cuModuleGetFunction(&fill_a, ma, "vmgpu_fill_i32");
+    ctx_create(&b);
+    cuMemAlloc(&pb, 4096);
+    P("kernel module load (B)", load_kernels(&mb));
+    cuModuleGetFunction(&fill_b, mb, "vmgpu_fill_i32");
+    cuModuleGetFunction(&copy_b, mb, "vmgpu_copy_i32");
+    P("kernel fill own memory", launch(fill_b, NULL, pb, 0, 64, 3));
+    P("  synchronize", cuCtxSynchronize());
+    YN("  kernel wrote", words_are(pb, 3, 64));
+    if (kind == 0) P("kernel write to read-only", launch(fill_b, NULL, va, 0, 64, 9));
+    if (kind == 1) P("kernel read of reserved unmapped", launch(copy_b, NULL, pb, va, 64, 0));
+    if (kind == 2) P("kernel write without access", launch(fill_b, NULL, va, 0, 64, 9));
+    P("  then ctxsynchronize", cuCtxSynchronize());
+    CUdeviceptr x;
     P("  then memalloc", cuMemAlloc(&x, 64));
+    P("  then ctxsynchronize again", cuCtxSynchronize());
+    P("  then launch", launch(fill_b, NULL, pb, 0, 64, 4));
     cuCtxPopCurrent(NULL);
     P("other context synchronize", cuCtxSynchronize());
-    (void)fd;
+    P("other context memcpy", cuMemcpyDtoD(pa + 1024, pa, 256));
+    YN("  other context data intact", words_are(pa + 1024, 7, 64));
+    if (kind != 1) {
+        cuMemSetAccess(va, g, &ro, 1);
+        YN("  faulted range unchanged", words_are(va, 0x77777777u, 64));
+    }
+    P("other context launch", launch(fill_a, NULL, pa, 0, 64, 8));
+    P("  other context synchronize after launch", cuCtxSynchronize());
+    YN("  other context kernel wrote", words_are(pa, 8, 64));
+    P("ctxdestroy faulted context", cuCtxDestroy(b));
+    (void)a;
+}
+static void s_kfault_ro(void) { kfault(0); }
+static void s_kfault_unmapped(void) { kfault(1); }
+static void s_kfault_noaccess(void) { kfault(2); }
+
+/* Stale and made-up handles (NVIDIA's driver may crash on some: the runner records that). */
+static void s_bogus(void)
+{
+    setup();
+    CUstream s;
+    CUevent e;
+    CUcontext c2;
+    CUmodule m;
+    CUfunction f = NULL;
+    CUdeviceptr p;
+    CUmemAllocationProp pp;
+    int fd;
+    CUdeviceptr va;
+    cuMemAddressReserve(&va, g, 0, 0, 0);
+    cuMemAlloc(&p, 4096);
+    cuStreamCreate(&s, 0);
+    cuStreamDestroy(s);
+    cuEventCreate(&e, 0);
+    cuEventDestroy(e);
+    load_kernels(&m);
+    cuModuleGetFunction(&f, m, "vmgpu_fill_i32");
+    cuModuleUnload(m);
+    P("streamsynchronize destroyed stream", cuStreamSynchronize(s));
+    P("streamquery destroyed stream", cuStreamQuery(s));
+    P("streamdestroy destroyed stream", cuStreamDestroy(s));
+    P("memcpyHtoDAsync destroyed stream", cuMemcpyHtoDAsync(p, &fd, 4, s));
+    P("eventrecord destroyed event", cuEventRecord(e, NULL));
+    P("eventquery destroyed event", cuEventQuery(e));
+    P("eventdestroy destroyed event", cuEventDestroy(e));
+    P("modulegetfunction unloaded module", cuModuleGetFunction(&f, m, "vmgpu_fill_i32"));
+    P("moduleunload twice", cuModuleUnload(m));
+    P("launch function of unloaded module", launch(f, NULL, p, 0, 16, 1));
+    P("launch NULL function", launch(NULL, NULL, p, 0, 16, 1));
+    P("streamsynchronize bogus stream", cuStreamSynchronize((CUstream)(uintptr_t)0x5a5a5a5a0ull));
+    P("eventquery bogus event", cuEventQuery((CUevent)(uintptr_t)0x5a5a5a5a0ull));
+    P("eventdestroy NULL", cuEventDestroy(NULL));
+    P("eventrecord NULL event", cuEventRecord(NULL, NULL));
+    P("streamwaitevent NULL event", cuStreamWaitEvent(NULL, NULL, 0));
+    P("map handle 0", cuMemMap(va, g, 0, 0, 0));
+    P("map bogus handle", cuMemMap(va, g, 0, 0xdead0000beefull, 0));
+    P("release bogus handle", cuMemRelease(0xdead0000beefull));
+    P("props bogus handle", cuMemGetAllocationPropertiesFromHandle(&pp, 0xdead0000beefull));
+    P("export bogus handle", cuMemExportToShareableHandle(&fd, 0xdead0000beefull, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    ctx_create(&c2);
+    cuCtxDestroy(c2);
+    P("ctxpushcurrent destroyed context", cuCtxPushCurrent(c2));
+    P("ctxsetcurrent destroyed context", cuCtxSetCurrent(c2));
+    P("ctxdestroy destroyed context", cuCtxDestroy(c2));
+    P("ctxpushcurrent bogus context", cuCtxPushCurrent((CUcontext)(uintptr_t)0x5a5a5a5a0ull));
+}
+
+/* ------------------------------------------------------------------ main */
+
+static const struct { const char *name; void (*fn)(void); } sections[] = {
+    {"vmm_args", s_vmm_args},         {"vmm_map", s_vmm_map},     {"vmm_handles", s_vmm_handles},
+    {"vmm_access", s_vmm_access},     {"alloc", s_alloc},         {"host", s_host},
+    {"ptrattr", s_ptrattr},           {"streams", s_streams},     {"contexts", s_contexts},
+    {"modules", s_modules},           {"kfault_ro", s_kfault_ro}, {"kfault_unmapped", s_kfault_unmapped},
+    {"kfault_noaccess", s_kfault_noaccess}, {"bogus", s_bogus},
+};
+#define NSECT (sizeof sections / sizeof sections[0])
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+    if (argc > 1 && strcmp(argv[1], "--list") == 0) {
+        for (size_t i = 0; i < NSECT; i++) printf("%s\n", sections[i].name);
+        return 0;
+    }
+    for (size_t i = 0; i < NSECT; i++)
+        if (argc < 2 || strcmp(argv[1], sections[i].name) == 0) {
+            if (argc < 2) printf("# section %s\n", sections[i].name);
+            sections[i].fn();
+            if (argc > 1) return 0;
+        }
+    if (argc > 1) {
+        fprintf(stderr, "cuda_probe: no section %s (--list lists them)\n", argv[1]);
+        return 2;
+    }
     return 0;
 }
