@@ -54,6 +54,9 @@ if(TARGET vmgpu_cuda)
     list(APPEND _vmgpu_expect ${CMAKE_INSTALL_INCLUDEDIR}/cuda.h)
   endif()
 endif()
+if(TARGET vmgpu_opencl)
+  list(APPEND _vmgpu_expect ${CMAKE_INSTALL_LIBDIR}/libvmgpu-opencl.so etc/OpenCL/vendors/vmgpu.icd)
+endif()
 
 # pkg-config file. `cmake --install --prefix P` chooses the prefix after configuring, so the
 # prefix is filled in by an install-time step; everything else is filled in now.
