@@ -129,6 +129,14 @@ struct _cl_mem {
     unsigned nregs;
     uint8_t *staging;                 /* device buffers: host staging of maps (lazy) */
     uint32_t staging_va;
+    /* Kernel view: READ_ONLY / WRITE_ONLY objects get a second mapping of the same pages
+     * without W / without R, which kernel arguments use; va above stays read/write for the
+     * DMA commands (copies, fills, map staging), which the spec lets touch any object. */
+    uint32_t kva_base, kva_bytes;     /* 0 when the kernel uses va */
+    uint32_t kva;                     /* kernel-view VA of byte 0 */
+    /* Images (type CL_MEM_OBJECT_IMAGE2D): rows of row_pitch bytes, elem bytes per pixel. */
+    cl_image_format fmt;
+    size_t width, height, row_pitch, elem;
     /* Maps of this object. */
     vcl_mapping *maps;
     cl_uint map_count;
@@ -247,6 +255,7 @@ VCL_HIDDEN cl_int vcl_core_err(cl_command_queue q, int rc);
 VCL_HIDDEN void vcl_mem_retain_internal(cl_mem m);
 VCL_HIDDEN void vcl_mem_release_internal(cl_mem m);
 VCL_HIDDEN uint32_t vcl_mem_va(cl_mem m);
+VCL_HIDDEN uint32_t vcl_mem_kva(cl_mem m);   /* the VA kernels get (access flags enforced) */
 VCL_HIDDEN cl_int vcl_run_mem_cmd(cl_command_queue q, vcl_cmd *c);
 VCL_HIDDEN void vcl_cmd_free(vcl_cmd *c);
 

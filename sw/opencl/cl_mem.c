@@ -127,6 +127,74 @@ static int map_device(cl_context ctx, size_t size, cl_mem m)
     return VMGPU_OK;
 }
 
+/* ------------------------------------------------------------ kernel view */
+
+/* What a kernel may do with an object: CL_MEM_READ_ONLY drops the PTE's W bit, WRITE_ONLY its
+ * R bit (the MMU checks R and W separately), so a kernel breaking the promise faults. */
+static unsigned kernel_access(cl_mem_flags f)
+{
+    if (f & CL_MEM_READ_ONLY) return VMGPU_MAP_READ;
+    if (f & CL_MEM_WRITE_ONLY) return VMGPU_MAP_WRITE;
+    return VMGPU_MAP_READ | VMGPU_MAP_WRITE;
+}
+
+/* Maps the pages under bytes [off, off+size) of root's storage a second time, at a fresh VA
+ * with kernel_access(m->flags), and makes that m's kernel view. */
+static int kview_make(cl_mem root, cl_mem m, size_t off, size_t size)
+{
+    uint32_t rel = (root->va - root->va_base) + (uint32_t)off;
+    uint32_t start = rel & ~(PAGE - 1), end = (uint32_t)((rel + size + PAGE - 1) & ~(size_t)(PAGE - 1));
+    uint32_t bytes = end - start, kva;
+    unsigned acc = kernel_access(m->flags);
+    vmgpu_ctx *core = root->ctx->core;
+    int rc = vmgpu_va_reserve(core, bytes, PAGE, 0, &kva);
+    if (rc) return rc;
+    uint32_t done = 0;  /* bytes of [start, end) mapped, from the front (device) */
+    if (!root->zero_copy) {
+        rc = vmgpu_map(core, kva, root->pa + start, bytes, acc);
+        if (!rc) done = bytes;
+    } else {
+        /* The registrations hold the host pages in order; map each one's part. */
+        uint8_t *p0 = root->host - (root->va - root->va_base);
+        for (unsigned i = 0; i < root->nregs && !rc; i++) {
+            vcl_hostreg *r = root->regs[i];
+            uint8_t *a = p0 + start > r->page ? p0 + start : r->page;
+            uint8_t *b = p0 + end < r->page + r->bytes ? p0 + end : r->page + r->bytes;
+            if (a >= b) continue;
+            rc = vmgpu_map(core, kva + (uint32_t)(a - (p0 + start)), r->haddr + (uint32_t)(a - r->page),
+                           (uint32_t)(b - a), acc | VMGPU_MAP_HOST);
+            if (!rc) done = (uint32_t)(b - (p0 + start));
+        }
+    }
+    if (rc) {
+        if (done) vmgpu_unmap(core, kva, done);
+        vmgpu_va_free(core, kva);
+        return rc;
+    }
+    m->kva_base = kva;
+    m->kva_bytes = bytes;
+    m->kva = kva + (rel - start);
+    vcl_trace("mem %p: kernel view at va 0x%08x (%s)", (void *)m, m->kva,
+              acc == VMGPU_MAP_READ ? "read only, PTE without W" : "write only, PTE without R");
+    return VMGPU_OK;
+}
+
+static void kview_free(cl_mem m)
+{
+    if (!m->kva_bytes) return;
+    vmgpu_unmap(m->ctx->core, m->kva_base, m->kva_bytes);
+    vmgpu_va_free(m->ctx->core, m->kva_base);
+    m->kva_bytes = 0;
+}
+
+uint32_t vcl_mem_kva(cl_mem m)
+{
+    if (m->kva_bytes) return m->kva;
+    cl_mem r = root_of(m);
+    if (r->kva_bytes) return r->kva + (uint32_t)m->origin;
+    return vcl_mem_va(m);
+}
+
 /* Host staging of a device buffer's maps: registered, mapped into the context once. */
 static int staging_ready(cl_mem r)
 {
@@ -158,6 +226,7 @@ static int staging_ready(cl_mem r)
 static void storage_free(cl_mem m)
 {
     vmgpu_ctx *core = m->ctx->core;
+    kview_free(m);
     if (m->staging) {
         vmgpu_unmap(core, m->staging_va, m->va_bytes);
         vmgpu_va_free(core, m->staging_va);
@@ -237,6 +306,7 @@ cl_mem CL_API_CALL vcl_CreateBuffer(cl_context c, cl_mem_flags flags, size_t siz
         rc = map_device(c, size, m);
         if (!rc && (flags & CL_MEM_COPY_HOST_PTR)) rc = vmgpu_phys_write(vcl_dev, m->pa, host_ptr, size);
     }
+    if (!rc && kernel_access(flags) != (VMGPU_MAP_READ | VMGPU_MAP_WRITE)) rc = kview_make(m, m, 0, size);
     if (rc) {
         storage_free(m);
         free(m);
@@ -291,6 +361,13 @@ cl_mem CL_API_CALL vcl_CreateSubBuffer(cl_mem b, cl_mem_flags flags, cl_buffer_c
     m->parent = b;
     m->origin = r->origin;
     if (b->flags & CL_MEM_USE_HOST_PTR) m->host_ptr = (uint8_t *)b->host_ptr + r->origin;
+    /* Narrower kernel access than the parent's: a kernel view of its own. */
+    if (kernel_access(f) != kernel_access(b->flags) && kview_make(b, m, r->origin, r->size)) {
+        free(m);
+        m = NULL;
+        err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        goto out;
+    }
     b->attached++;
     b->ctx->attached++;
     vcl_register(m, VCL_MEM);
@@ -305,6 +382,7 @@ static void mem_maybe_destroy(cl_mem m)
     if (m->refs || m->attached || !m->live) return;
     m->live = 0;
     if (!m->parent) storage_free(m);
+    else kview_free(m);
     for (vcl_mapping *x = m->maps, *n; x; x = n) {
         n = x->next;
         free(x);

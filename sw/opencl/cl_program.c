@@ -556,7 +556,7 @@ cl_int vcl_run_kernel_cmd(cl_command_queue q, vcl_cmd *c)
     cl_event e = c->ev;
     uint32_t va[3] = {0, 0, 0};
     for (int i = 0; i < 3; i++)
-        if (c->kmem[i]) va[i] = vcl_mem_va(c->kmem[i]);
+        if (c->kmem[i]) va[i] = vcl_mem_kva(c->kmem[i]);
     e->t[2] = vcl_now_ns();
     if (c->kval[0] == 0) {
         e->t[3] = e->t[2];

@@ -1059,6 +1059,112 @@ static void t_programs(void)
     teardown();
 }
 
+
+/* Runs one built-in kernel and returns the execution status its event ended with. */
+static cl_int launch(const char *name, cl_mem dst, cl_mem a, cl_mem b, int n, int scalar)
+{
+    cl_int err;
+    cl_program p = clCreateProgramWithBuiltInKernels(g_ctx, 1, &g_dev, name, &err);
+    OK(err);
+    cl_kernel K = clCreateKernel(p, name, &err);
+    OK(err);
+    OK(clSetKernelArg(K, 0, sizeof(cl_mem), &dst));
+    OK(clSetKernelArg(K, 1, sizeof(cl_mem), &a));
+    OK(clSetKernelArg(K, 2, sizeof(cl_mem), &b));
+    OK(clSetKernelArg(K, 3, sizeof(int), &n));
+    OK(clSetKernelArg(K, 4, sizeof(int), &scalar));
+    size_t g = (size_t)n;
+    cl_event ev;
+    OK(clEnqueueNDRangeKernel(g_q, K, 1, NULL, &g, NULL, 0, NULL, &ev));
+    clWaitForEvents(1, &ev);
+    cl_int st = 1;
+    OK(clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL));
+    OK(clReleaseEvent(ev));
+    OK(clReleaseKernel(K));
+    OK(clReleaseProgram(p));
+    return st;
+}
+
+static int all_eq(const int *v, int n, int want)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] != want) return 0;
+    return 1;
+}
+
+/* CL_MEM_READ_ONLY / WRITE_ONLY reach the page tables: a kernel's view of such an object is
+ * mapped without W / without R, so a kernel breaking the promise faults and its event ends
+ * with an error status; host commands (write, copy, fill, map) still reach the object. */
+static void t_access_flags(void)
+{
+    setup(0);
+    enum { N = 1024 };
+    int init[N], back[N];
+    for (int i = 0; i < N; i++) init[i] = 5;
+    cl_mem ro = buf(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof init, init);
+    cl_mem wo = buf(CL_MEM_WRITE_ONLY, sizeof init, NULL);
+    cl_mem rw = buf(CL_MEM_READ_WRITE, sizeof init, NULL);
+    /* Kernel writes a READ_ONLY buffer: fault, error status, data unchanged. */
+    cl_int st = launch("vmgpu_fill_i32", ro, NULL, NULL, N, 9);
+    CHECK(st == CL_OUT_OF_RESOURCES);
+    NOTE("fill_i32 into a READ_ONLY buffer: event status %d (CL_OUT_OF_RESOURCES is %d)", st, CL_OUT_OF_RESOURCES);
+    OK(clEnqueueReadBuffer(g_q, ro, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL));
+    CHECK(all_eq(back, N, 5));
+    /* Kernel reads a WRITE_ONLY buffer: fault. */
+    st = launch("vmgpu_copy_i32", rw, wo, NULL, N, 0);
+    CHECK(st == CL_OUT_OF_RESOURCES);
+    NOTE("copy_i32 reading a WRITE_ONLY buffer: event status %d", st);
+    /* The promised directions work, and the queue goes on after the faults. */
+    st = launch("vmgpu_copy_i32", wo, ro, NULL, N, 0);
+    CHECK(st == CL_COMPLETE);
+    OK(clEnqueueReadBuffer(g_q, wo, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL));
+    CHECK(all_eq(back, N, 5));
+    /* Host-side commands may write a READ_ONLY buffer. */
+    int seven = 7;
+    OK(clEnqueueFillBuffer(g_q, ro, &seven, sizeof seven, 0, sizeof init, 0, NULL, NULL));
+    OK(clEnqueueCopyBuffer(g_q, ro, rw, 0, 0, sizeof init, 0, NULL, NULL));
+    OK(clEnqueueReadBuffer(g_q, rw, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL));
+    CHECK(all_eq(back, N, 7));
+    int *p = clEnqueueMapBuffer(g_q, ro, CL_TRUE, CL_MAP_WRITE, 0, sizeof init, 0, NULL, NULL, &st);
+    OK(st);
+    if (p) {
+        p[3] = 33;
+        OK(clEnqueueUnmapMemObject(g_q, ro, p, 0, NULL, NULL));
+    }
+    OK(clEnqueueReadBuffer(g_q, ro, CL_TRUE, 12, 4, back, 0, NULL, NULL));
+    CHECK(back[0] == 33);
+    /* Zero copy: the host memory of a READ_ONLY USE_HOST_PTR buffer is safe from kernels. */
+    int *h = page_alloc(sizeof init);
+    for (int i = 0; i < N; i++) h[i] = 4;
+    cl_mem zro = buf(CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, sizeof init, h);
+    st = launch("vmgpu_scale_i32", zro, zro, NULL, N, 3);
+    CHECK(st == CL_OUT_OF_RESOURCES && all_eq(h, N, 4));
+    st = launch("vmgpu_scale_i32", rw, zro, NULL, N, 3);
+    CHECK(st == CL_COMPLETE);
+    OK(clEnqueueReadBuffer(g_q, rw, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL));
+    CHECK(all_eq(back, N, 12));
+    /* A READ_ONLY sub-buffer of a READ_WRITE buffer: its own narrower view. */
+    cl_buffer_region r = {1024, 1024};
+    cl_mem sub = clCreateSubBuffer(rw, CL_MEM_READ_ONLY, CL_BUFFER_CREATE_TYPE_REGION, &r, &st);
+    OK(st);
+    st = launch("vmgpu_fill_i32", sub, NULL, NULL, 256, 1);
+    CHECK(st == CL_OUT_OF_RESOURCES);
+    st = launch("vmgpu_fill_i32", rw, NULL, NULL, N, 2);  /* the parent is still writable */
+    CHECK(st == CL_COMPLETE);
+    st = launch("vmgpu_copy_i32", wo, sub, NULL, 256, 0);  /* and the sub-buffer readable */
+    CHECK(st == CL_COMPLETE);
+    OK(clEnqueueReadBuffer(g_q, wo, CL_TRUE, 0, 1024, back, 0, NULL, NULL));
+    CHECK(all_eq(back, 256, 2));
+    NOTE("READ_ONLY sub-buffer: kernel write faults, parent stays writable, sub-buffer readable");
+    OK(clReleaseMemObject(sub));
+    OK(clReleaseMemObject(zro));
+    OK(clReleaseMemObject(ro));
+    OK(clReleaseMemObject(wo));
+    OK(clReleaseMemObject(rw));
+    teardown();
+    free(h);
+}
+
 static void t_invalid_objects(void)
 {
     setup(0);
@@ -1112,7 +1218,7 @@ int main(int argc, char **argv)
         {"map_zero_copy", t_map_zero_copy}, {"map_events", t_map_events},
         {"map_errors", t_map_errors}, {"copy_fill_rect", t_copy_fill_rect},
         {"events", t_events}, {"kernels", t_kernels}, {"programs", t_programs},
-        {"invalid_objects", t_invalid_objects}};
+        {"invalid_objects", t_invalid_objects}, {"access_flags", t_access_flags}};
     if (argc != 2) {
         fprintf(stderr, "usage: %s <case>\n", argv[0]);
         return 2;
