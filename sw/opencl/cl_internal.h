@@ -88,7 +88,8 @@ struct _cl_command_queue {
 
 typedef struct vcl_mapping {
     void *ptr;
-    size_t off, size;
+    size_t off, size;                 /* images: byte offset of the origin; size unused */
+    size_t row_bytes, rows;           /* images: the mapped rectangle (0 rows for buffers) */
     cl_map_flags flags;
     struct vcl_mapping *next;
 } vcl_mapping;
@@ -186,12 +187,18 @@ struct _cl_event {
     vcl_evcb *cbs;
 };
 
-struct _cl_sampler { VCL_HEAD; };
+struct _cl_sampler {
+    VCL_HEAD;
+    cl_context ctx;
+    cl_bool normalized;
+    cl_addressing_mode addressing;
+    cl_filter_mode filter;
+};
 
 /* Command kinds the queue runs. */
 enum vcl_op {
     OP_NOP, OP_READ, OP_WRITE, OP_COPY, OP_FILL, OP_READ_RECT, OP_WRITE_RECT, OP_COPY_RECT,
-    OP_MAP, OP_UNMAP, OP_KERNEL
+    OP_MAP, OP_UNMAP, OP_KERNEL, OP_IMG_READ, OP_IMG_WRITE, OP_IMG_FILL
 };
 
 struct vcl_cmd {
@@ -258,6 +265,27 @@ VCL_HIDDEN uint32_t vcl_mem_va(cl_mem m);
 VCL_HIDDEN uint32_t vcl_mem_kva(cl_mem m);   /* the VA kernels get (access flags enforced) */
 VCL_HIDDEN cl_int vcl_run_mem_cmd(cl_command_queue q, vcl_cmd *c);
 VCL_HIDDEN void vcl_cmd_free(vcl_cmd *c);
+/* Shared with cl_image.c: storage, staging, kernel view, commands and device work. */
+typedef struct prof { vmgpu_event *start; } prof;
+VCL_HIDDEN cl_mem vcl_root_of(cl_mem m);
+VCL_HIDDEN cl_ulong vcl_max_alloc(void);
+VCL_HIDDEN int vcl_map_host(cl_context ctx, uint8_t *h, size_t size, cl_mem m);
+VCL_HIDDEN int vcl_map_device(cl_context ctx, size_t size, cl_mem m);
+VCL_HIDDEN unsigned vcl_kernel_access(cl_mem_flags f);
+VCL_HIDDEN int vcl_kview_make(cl_mem root, cl_mem m, size_t off, size_t size);
+VCL_HIDDEN int vcl_staging_ready(cl_mem r);
+VCL_HIDDEN void vcl_storage_free(cl_mem m);
+VCL_HIDDEN cl_mem vcl_mem_new(cl_context c, cl_mem_flags flags, size_t size);
+VCL_HIDDEN vcl_cmd *vcl_cmd_new(int op, cl_mem a, cl_mem b);
+VCL_HIDDEN int vcl_out_of(size_t off, size_t n, size_t size);
+VCL_HIDDEN int vcl_dev_begin(cl_command_queue q, prof *p);
+VCL_HIDDEN int vcl_dev_end(cl_command_queue q, prof *p, cl_event e, int rc);
+VCL_HIDDEN int vcl_dma_copy(cl_command_queue q, uint32_t dst, uint32_t src, size_t n);
+VCL_HIDDEN int vcl_host_read(cl_command_queue q, cl_mem m, size_t off, void *dst, size_t n);
+VCL_HIDDEN int vcl_host_write(cl_command_queue q, cl_mem m, size_t off, const void *src, size_t n);
+VCL_HIDDEN int vcl_check_mem_flags(cl_mem_flags flags);  /* CL_INVALID_VALUE or 0 */
+/* cl_image.c: image commands run by vcl_run_mem_cmd, and the map/unmap copies of images. */
+VCL_HIDDEN int vcl_run_image_cmd(cl_command_queue q, vcl_cmd *c, prof *p);
 
 /* cl_program.c */
 VCL_HIDDEN cl_int vcl_run_kernel_cmd(cl_command_queue q, vcl_cmd *c);

@@ -22,10 +22,10 @@
 
 static vcl_hostreg *g_regs;
 
-static cl_mem root_of(cl_mem m) { return m->parent ? m->parent : m; }
-uint32_t vcl_mem_va(cl_mem m) { return root_of(m)->va + (uint32_t)m->origin; }
+cl_mem vcl_root_of(cl_mem m) { return m->parent ? m->parent : m; }
+uint32_t vcl_mem_va(cl_mem m) { return vcl_root_of(m)->va + (uint32_t)m->origin; }
 
-static cl_ulong max_alloc(void)
+cl_ulong vcl_max_alloc(void)
 {
     cl_ulong g = vcl_info.user_bytes;
     return g / 4 > (1u << 20) ? g / 4 : (g < (1u << 20) ? g : 1u << 20);
@@ -47,7 +47,7 @@ static void hostreg_put(vcl_hostreg *r)
 
 /* Maps host memory [h, h+size) at a fresh VA of ctx through the host aperture. Pages already
  * registered (another buffer's memory shares them) are reused, the rest registered anew. */
-static int map_host(cl_context ctx, uint8_t *h, size_t size, cl_mem m)
+int vcl_map_host(cl_context ctx, uint8_t *h, size_t size, cl_mem m)
 {
     uint8_t *p0 = (uint8_t *)((uintptr_t)h & ~(uintptr_t)(PAGE - 1));
     uint8_t *p1 = (uint8_t *)(((uintptr_t)h + size + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
@@ -104,7 +104,7 @@ static int map_host(cl_context ctx, uint8_t *h, size_t size, cl_mem m)
     return VMGPU_OK;
 }
 
-static int map_device(cl_context ctx, size_t size, cl_mem m)
+int vcl_map_device(cl_context ctx, size_t size, cl_mem m)
 {
     uint32_t bytes = (uint32_t)((size + PAGE - 1) & ~(size_t)(PAGE - 1)), va, pa;
     int rc = vmgpu_phys_alloc(vcl_dev, bytes, PAGE, &pa);
@@ -131,7 +131,7 @@ static int map_device(cl_context ctx, size_t size, cl_mem m)
 
 /* What a kernel may do with an object: CL_MEM_READ_ONLY drops the PTE's W bit, WRITE_ONLY its
  * R bit (the MMU checks R and W separately), so a kernel breaking the promise faults. */
-static unsigned kernel_access(cl_mem_flags f)
+unsigned vcl_kernel_access(cl_mem_flags f)
 {
     if (f & CL_MEM_READ_ONLY) return VMGPU_MAP_READ;
     if (f & CL_MEM_WRITE_ONLY) return VMGPU_MAP_WRITE;
@@ -139,13 +139,13 @@ static unsigned kernel_access(cl_mem_flags f)
 }
 
 /* Maps the pages under bytes [off, off+size) of root's storage a second time, at a fresh VA
- * with kernel_access(m->flags), and makes that m's kernel view. */
-static int kview_make(cl_mem root, cl_mem m, size_t off, size_t size)
+ * with vcl_kernel_access(m->flags), and makes that m's kernel view. */
+int vcl_kview_make(cl_mem root, cl_mem m, size_t off, size_t size)
 {
     uint32_t rel = (root->va - root->va_base) + (uint32_t)off;
     uint32_t start = rel & ~(PAGE - 1), end = (uint32_t)((rel + size + PAGE - 1) & ~(size_t)(PAGE - 1));
     uint32_t bytes = end - start, kva;
-    unsigned acc = kernel_access(m->flags);
+    unsigned acc = vcl_kernel_access(m->flags);
     vmgpu_ctx *core = root->ctx->core;
     int rc = vmgpu_va_reserve(core, bytes, PAGE, 0, &kva);
     if (rc) return rc;
@@ -190,13 +190,13 @@ static void kview_free(cl_mem m)
 uint32_t vcl_mem_kva(cl_mem m)
 {
     if (m->kva_bytes) return m->kva;
-    cl_mem r = root_of(m);
+    cl_mem r = vcl_root_of(m);
     if (r->kva_bytes) return r->kva + (uint32_t)m->origin;
     return vcl_mem_va(m);
 }
 
 /* Host staging of a device buffer's maps: registered, mapped into the context once. */
-static int staging_ready(cl_mem r)
+int vcl_staging_ready(cl_mem r)
 {
     if (r->staging) return VMGPU_OK;
     void *p = NULL;
@@ -223,7 +223,7 @@ static int staging_ready(cl_mem r)
     return VMGPU_OK;
 }
 
-static void storage_free(cl_mem m)
+void vcl_storage_free(cl_mem m)
 {
     vmgpu_ctx *core = m->ctx->core;
     kview_free(m);
@@ -254,7 +254,7 @@ static void storage_free(cl_mem m)
 
 static int popcount(cl_mem_flags f) { return __builtin_popcountll(f); }
 
-static cl_mem mem_new(cl_context c, cl_mem_flags flags, size_t size)
+cl_mem vcl_mem_new(cl_context c, cl_mem_flags flags, size_t size)
 {
     cl_mem m = calloc(1, sizeof *m);
     if (!m) return NULL;
@@ -269,29 +269,32 @@ static cl_mem mem_new(cl_context c, cl_mem_flags flags, size_t size)
     return m;
 }
 
+int vcl_check_mem_flags(cl_mem_flags flags)
+{
+    const cl_mem_flags known = ACCESS_FLAGS | HOSTPTR_FLAGS | HOSTACC_FLAGS;
+    if ((flags & ~known) || popcount(flags & ACCESS_FLAGS) > 1 || popcount(flags & HOSTACC_FLAGS) > 1 ||
+        ((flags & CL_MEM_USE_HOST_PTR) && (flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR))))
+        return CL_INVALID_VALUE;
+    return CL_SUCCESS;
+}
+
 cl_mem CL_API_CALL vcl_CreateBuffer(cl_context c, cl_mem_flags flags, size_t size, void *host_ptr,
                                     cl_int *errcode_ret)
 {
     cl_int err = CL_SUCCESS;
     cl_mem m = NULL;
     vcl_enter();
-    const cl_mem_flags known = ACCESS_FLAGS | HOSTPTR_FLAGS | HOSTACC_FLAGS;
     if (!vcl_valid(c, VCL_CONTEXT)) { err = CL_INVALID_CONTEXT; goto out; }
-    if ((flags & ~known) || popcount(flags & ACCESS_FLAGS) > 1 ||
-        popcount(flags & HOSTACC_FLAGS) > 1 ||
-        ((flags & CL_MEM_USE_HOST_PTR) && (flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR)))) {
-        err = CL_INVALID_VALUE;
-        goto out;
-    }
-    if (size == 0 || size > max_alloc()) { err = CL_INVALID_BUFFER_SIZE; goto out; }
+    if ((err = vcl_check_mem_flags(flags))) goto out;
+    if (size == 0 || size > vcl_max_alloc()) { err = CL_INVALID_BUFFER_SIZE; goto out; }
     int wants_ptr = (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) != 0;
     if (wants_ptr != (host_ptr != NULL)) { err = CL_INVALID_HOST_PTR; goto out; }
-    m = mem_new(c, flags, size);
+    m = vcl_mem_new(c, flags, size);
     if (!m) { err = CL_OUT_OF_HOST_MEMORY; goto out; }
     int rc;
     if (flags & CL_MEM_USE_HOST_PTR) {
         m->host_ptr = host_ptr;
-        rc = map_host(c, host_ptr, size, m);
+        rc = vcl_map_host(c, host_ptr, size, m);
     } else if (flags & CL_MEM_ALLOC_HOST_PTR) {
         size_t bytes = (size + PAGE - 1) & ~(size_t)(PAGE - 1);
         if (posix_memalign(&m->host_alloc, PAGE, bytes)) {
@@ -300,15 +303,15 @@ cl_mem CL_API_CALL vcl_CreateBuffer(cl_context c, cl_mem_flags flags, size_t siz
         } else {
             memset(m->host_alloc, 0, bytes);
             if (flags & CL_MEM_COPY_HOST_PTR) memcpy(m->host_alloc, host_ptr, size);
-            rc = map_host(c, m->host_alloc, size, m);
+            rc = vcl_map_host(c, m->host_alloc, size, m);
         }
     } else {
-        rc = map_device(c, size, m);
+        rc = vcl_map_device(c, size, m);
         if (!rc && (flags & CL_MEM_COPY_HOST_PTR)) rc = vmgpu_phys_write(vcl_dev, m->pa, host_ptr, size);
     }
-    if (!rc && kernel_access(flags) != (VMGPU_MAP_READ | VMGPU_MAP_WRITE)) rc = kview_make(m, m, 0, size);
+    if (!rc && vcl_kernel_access(flags) != (VMGPU_MAP_READ | VMGPU_MAP_WRITE)) rc = vcl_kview_make(m, m, 0, size);
     if (rc) {
-        storage_free(m);
+        vcl_storage_free(m);
         free(m);
         m = NULL;
         err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
@@ -356,13 +359,13 @@ cl_mem CL_API_CALL vcl_CreateSubBuffer(cl_mem b, cl_mem_flags flags, cl_buffer_c
     if (!(f & ACCESS_FLAGS)) f |= b->flags & ACCESS_FLAGS;
     if (!(f & HOSTACC_FLAGS)) f |= b->flags & HOSTACC_FLAGS;
     f |= b->flags & HOSTPTR_FLAGS;
-    m = mem_new(b->ctx, f, r->size);
+    m = vcl_mem_new(b->ctx, f, r->size);
     if (!m) { err = CL_OUT_OF_HOST_MEMORY; goto out; }
     m->parent = b;
     m->origin = r->origin;
     if (b->flags & CL_MEM_USE_HOST_PTR) m->host_ptr = (uint8_t *)b->host_ptr + r->origin;
     /* Narrower kernel access than the parent's: a kernel view of its own. */
-    if (kernel_access(f) != kernel_access(b->flags) && kview_make(b, m, r->origin, r->size)) {
+    if (vcl_kernel_access(f) != vcl_kernel_access(b->flags) && vcl_kview_make(b, m, r->origin, r->size)) {
         free(m);
         m = NULL;
         err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
@@ -381,7 +384,7 @@ static void mem_maybe_destroy(cl_mem m)
 {
     if (m->refs || m->attached || !m->live) return;
     m->live = 0;
-    if (!m->parent) storage_free(m);
+    if (!m->parent) vcl_storage_free(m);
     else kview_free(m);
     for (vcl_mapping *x = m->maps, *n; x; x = n) {
         n = x->next;
@@ -494,9 +497,8 @@ void vcl_cmd_free(vcl_cmd *c)
 }
 
 /* Device work of one command: with profiling, TIMESTAMPs around it give START and END. */
-typedef struct prof { vmgpu_event *start; } prof;
 
-static int dev_begin(cl_command_queue q, prof *p)
+int vcl_dev_begin(cl_command_queue q, prof *p)
 {
     p->start = NULL;
     if (!(q->props & CL_QUEUE_PROFILING_ENABLE)) return VMGPU_OK;
@@ -505,7 +507,7 @@ static int dev_begin(cl_command_queue q, prof *p)
     return rc;
 }
 
-static int dev_end(cl_command_queue q, prof *p, cl_event e, int rc)
+int vcl_dev_end(cl_command_queue q, prof *p, cl_event e, int rc)
 {
     if (!p->start) {
         if (!rc) rc = vmgpu_stream_sync(q->s);
@@ -526,7 +528,7 @@ static int dev_end(cl_command_queue q, prof *p, cl_event e, int rc)
     return rc;
 }
 
-static int dma_copy(cl_command_queue q, uint32_t dst, uint32_t src, size_t n)
+int vcl_dma_copy(cl_command_queue q, uint32_t dst, uint32_t src, size_t n)
 {
     int rc = VMGPU_OK;
     for (size_t off = 0; off < n && !rc;) {
@@ -537,9 +539,9 @@ static int dma_copy(cl_command_queue q, uint32_t dst, uint32_t src, size_t n)
     return rc;
 }
 
-static int host_read(cl_command_queue q, cl_mem m, size_t off, void *dst, size_t n)
+int vcl_host_read(cl_command_queue q, cl_mem m, size_t off, void *dst, size_t n)
 {
-    cl_mem r = root_of(m);
+    cl_mem r = vcl_root_of(m);
     if (r->zero_copy) {
         memcpy(dst, r->host + m->origin + off, n);
         return VMGPU_OK;
@@ -547,9 +549,9 @@ static int host_read(cl_command_queue q, cl_mem m, size_t off, void *dst, size_t
     return vmgpu_ctx_read(q->ctx->core, vcl_mem_va(m) + (uint32_t)off, dst, n);
 }
 
-static int host_write(cl_command_queue q, cl_mem m, size_t off, const void *src, size_t n)
+int vcl_host_write(cl_command_queue q, cl_mem m, size_t off, const void *src, size_t n)
 {
-    cl_mem r = root_of(m);
+    cl_mem r = vcl_root_of(m);
     if (r->zero_copy) {
         memcpy(r->host + m->origin + off, src, n);
         return VMGPU_OK;
@@ -565,26 +567,26 @@ cl_int vcl_run_mem_cmd(cl_command_queue q, vcl_cmd *c)
     prof p;
     e->t[2] = vcl_now_ns();
     switch (c->op) {
-    case OP_READ: rc = host_read(q, m, c->off[0], c->ptr, c->size); break;
-    case OP_WRITE: rc = host_write(q, m, c->off[0], c->cptr, c->size); break;
+    case OP_READ: rc = vcl_host_read(q, m, c->off[0], c->ptr, c->size); break;
+    case OP_WRITE: rc = vcl_host_write(q, m, c->off[0], c->cptr, c->size); break;
     case OP_READ_RECT:
     case OP_WRITE_RECT:
         for (size_t z = 0; z < c->region[2] && !rc; z++)
             for (size_t y = 0; y < c->region[1] && !rc; y++) {
                 size_t bo = (c->o[0][2] + z) * c->pitch[1] + (c->o[0][1] + y) * c->pitch[0] + c->o[0][0];
                 size_t ho = (c->o[1][2] + z) * c->pitch[3] + (c->o[1][1] + y) * c->pitch[2] + c->o[1][0];
-                rc = c->op == OP_READ_RECT ? host_read(q, m, bo, (uint8_t *)c->ptr + ho, c->region[0])
-                                           : host_write(q, m, bo, (const uint8_t *)c->cptr + ho, c->region[0]);
+                rc = c->op == OP_READ_RECT ? vcl_host_read(q, m, bo, (uint8_t *)c->ptr + ho, c->region[0])
+                                           : vcl_host_write(q, m, bo, (const uint8_t *)c->cptr + ho, c->region[0]);
             }
         break;
     case OP_COPY:
-        rc = dev_begin(q, &p);
-        if (!rc) rc = dev_end(q, &p, e, dma_copy(q, vcl_mem_va(c->mem[1]) + (uint32_t)c->off[1],
+        rc = vcl_dev_begin(q, &p);
+        if (!rc) rc = vcl_dev_end(q, &p, e, vcl_dma_copy(q, vcl_mem_va(c->mem[1]) + (uint32_t)c->off[1],
                                                  vcl_mem_va(m) + (uint32_t)c->off[0], c->size));
         break;
     case OP_COPY_RECT: {
         /* mem[0] src, mem[1] dst; pitches: src row, src slice, dst row, dst slice. */
-        rc = dev_begin(q, &p);
+        rc = vcl_dev_begin(q, &p);
         int r2 = rc;
         for (size_t z = 0; z < c->region[2] && !r2; z++) {
             uint32_t s = vcl_mem_va(m) + (uint32_t)((c->o[0][2] + z) * c->pitch[1] +
@@ -594,13 +596,13 @@ cl_int vcl_run_mem_cmd(cl_command_queue q, vcl_cmd *c)
             r2 = vmgpu_cmd_copy_2d(q->s, d, (uint32_t)c->pitch[2], s, (uint32_t)c->pitch[0],
                                    (uint32_t)c->region[0], (uint32_t)c->region[1]);
         }
-        if (!rc) rc = dev_end(q, &p, e, r2);
+        if (!rc) rc = vcl_dev_end(q, &p, e, r2);
         break;
     }
     case OP_FILL: {
         uint32_t va = vcl_mem_va(m) + (uint32_t)c->off[0];
         size_t ps = c->pattern_size;
-        rc = dev_begin(q, &p);
+        rc = vcl_dev_begin(q, &p);
         int r2 = rc;
         if (!r2 && ps <= 4) {
             uint32_t pat = 0;
@@ -608,7 +610,7 @@ cl_int vcl_run_mem_cmd(cl_command_queue q, vcl_cmd *c)
             r2 = vmgpu_cmd_fill(q->s, va, (uint32_t)c->size, pat, (unsigned)ps);
         } else if (!r2) {
             /* Wider patterns: one copy written by the host, then doubled by DMA copies. */
-            r2 = host_write(q, m, c->off[0], c->pattern, ps);
+            r2 = vcl_host_write(q, m, c->off[0], c->pattern, ps);
             for (size_t done = ps; done < c->size && !r2;) {
                 size_t n = done < c->size - done ? done : c->size - done;
                 r2 = vmgpu_cmd_copy(q->s, va + (uint32_t)done, va, (uint32_t)n);
@@ -616,31 +618,49 @@ cl_int vcl_run_mem_cmd(cl_command_queue q, vcl_cmd *c)
                 done += n;
             }
         }
-        if (!rc) rc = dev_end(q, &p, e, r2);
+        if (!rc) rc = vcl_dev_end(q, &p, e, r2);
         break;
     }
     case OP_MAP: {
-        cl_mem r = root_of(m);
+        cl_mem r = vcl_root_of(m);
         /* Zero copy: the pointer is the memory itself, nothing moves. */
         if (r->zero_copy || (c->map_flags & CL_MAP_WRITE_INVALIDATE_REGION)) break;
-        rc = dev_begin(q, &p);
-        if (!rc) rc = dev_end(q, &p, e, dma_copy(q, r->staging_va + (uint32_t)(m->origin + c->off[0]),
-                                                 vcl_mem_va(m) + (uint32_t)c->off[0], c->size));
+        rc = vcl_dev_begin(q, &p);
+        if (rc) break;
+        if (m->type != CL_MEM_OBJECT_BUFFER)  /* the mapped rectangle only, same pitch */
+            rc = vcl_dev_end(q, &p, e, vmgpu_cmd_copy_2d(q->s, r->staging_va + (uint32_t)c->off[0],
+                                                         (uint32_t)m->row_pitch, r->va + (uint32_t)c->off[0],
+                                                         (uint32_t)m->row_pitch, (uint32_t)c->region[0],
+                                                         (uint32_t)c->region[1]));
+        else
+            rc = vcl_dev_end(q, &p, e, vcl_dma_copy(q, r->staging_va + (uint32_t)(m->origin + c->off[0]),
+                                                    vcl_mem_va(m) + (uint32_t)c->off[0], c->size));
         break;
     }
     case OP_UNMAP: {
-        cl_mem r = root_of(m);
+        cl_mem r = vcl_root_of(m);
         vcl_mapping *x = c->mapping;
         if (m->map_count) m->map_count--;
         if (r->zero_copy || !(x->flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))) break;
-        rc = dev_begin(q, &p);
-        if (!rc) rc = dev_end(q, &p, e, dma_copy(q, vcl_mem_va(m) + (uint32_t)x->off,
-                                                 r->staging_va + (uint32_t)(m->origin + x->off), x->size));
+        rc = vcl_dev_begin(q, &p);
+        if (rc) break;
+        if (x->rows)
+            rc = vcl_dev_end(q, &p, e, vmgpu_cmd_copy_2d(q->s, r->va + (uint32_t)x->off, (uint32_t)m->row_pitch,
+                                                         r->staging_va + (uint32_t)x->off,
+                                                         (uint32_t)m->row_pitch, (uint32_t)x->row_bytes,
+                                                         (uint32_t)x->rows));
+        else
+            rc = vcl_dev_end(q, &p, e, vcl_dma_copy(q, vcl_mem_va(m) + (uint32_t)x->off,
+                                                    r->staging_va + (uint32_t)(m->origin + x->off), x->size));
         break;
     }
+    case OP_IMG_READ:
+    case OP_IMG_WRITE:
+    case OP_IMG_FILL: rc = vcl_run_image_cmd(q, c, &p); break;
     default: break;
     }
-    e->t[3] = vcl_now_ns();
+    /* Device work set START/END from its TIMESTAMPs; host-only work ends now. */
+    if (!e->t[3]) e->t[3] = vcl_now_ns();
     if (e->t[3] < e->t[2]) e->t[3] = e->t[2];
     return vcl_core_err(q, rc);
 }
@@ -657,9 +677,9 @@ static cl_int check_q_mem(cl_command_queue q, cl_mem a, cl_mem b)
 
 static int misaligned(cl_mem m) { return m->parent && (m->origin % ALIGN_BYTES); }
 
-static int out_of(size_t off, size_t n, size_t size) { return off > size || n > size - off; }
+int vcl_out_of(size_t off, size_t n, size_t size) { return off > size || n > size - off; }
 
-static vcl_cmd *cmd_new(int op, cl_mem a, cl_mem b)
+vcl_cmd *vcl_cmd_new(int op, cl_mem a, cl_mem b)
 {
     vcl_cmd *c = calloc(1, sizeof *c);
     if (!c) return NULL;
@@ -675,14 +695,14 @@ static cl_int rw_buffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t o
 {
     vcl_enter();
     cl_int rc = check_q_mem(q, m, NULL);
-    if (!rc && ((write ? cptr : ptr) == NULL || n == 0 || out_of(off, n, m->size))) rc = CL_INVALID_VALUE;
+    if (!rc && ((write ? cptr : ptr) == NULL || n == 0 || vcl_out_of(off, n, m->size))) rc = CL_INVALID_VALUE;
     if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
     if (!rc && misaligned(m)) rc = CL_MISALIGNED_SUB_BUFFER_OFFSET;
     if (!rc && (m->flags & (write ? (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)
                                   : (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS))))
         rc = CL_INVALID_OPERATION;
     if (!rc) {
-        vcl_cmd *c = cmd_new(write ? OP_WRITE : OP_READ, m, NULL);
+        vcl_cmd *c = vcl_cmd_new(write ? OP_WRITE : OP_READ, m, NULL);
         if (!c) rc = CL_OUT_OF_HOST_MEMORY;
         else {
             c->off[0] = off;
@@ -715,15 +735,15 @@ cl_int CL_API_CALL vcl_EnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem 
 {
     vcl_enter();
     cl_int rc = check_q_mem(q, src, dst);
-    if (!rc && (n == 0 || out_of(so, n, src->size) || out_of(dso, n, dst->size))) rc = CL_INVALID_VALUE;
+    if (!rc && (n == 0 || vcl_out_of(so, n, src->size) || vcl_out_of(dso, n, dst->size))) rc = CL_INVALID_VALUE;
     if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
     if (!rc && (misaligned(src) || misaligned(dst))) rc = CL_MISALIGNED_SUB_BUFFER_OFFSET;
-    if (!rc && root_of(src) == root_of(dst)) {
+    if (!rc && vcl_root_of(src) == vcl_root_of(dst)) {
         size_t a = src->origin + so, b = dst->origin + dso;
         if (a < b + n && b < a + n) rc = CL_MEM_COPY_OVERLAP;
     }
     if (!rc) {
-        vcl_cmd *c = cmd_new(OP_COPY, src, dst);
+        vcl_cmd *c = vcl_cmd_new(OP_COPY, src, dst);
         if (!c) rc = CL_OUT_OF_HOST_MEMORY;
         else {
             c->off[0] = so;
@@ -743,12 +763,12 @@ cl_int CL_API_CALL vcl_EnqueueFillBuffer(cl_command_queue q, cl_mem m, const voi
     vcl_enter();
     cl_int rc = check_q_mem(q, m, NULL);
     if (!rc && (!pat || ps == 0 || ps > 128 || (ps & (ps - 1)) || off % ps || n % ps || n == 0 ||
-                out_of(off, n, m->size)))
+                vcl_out_of(off, n, m->size)))
         rc = CL_INVALID_VALUE;
     if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
     if (!rc && misaligned(m)) rc = CL_MISALIGNED_SUB_BUFFER_OFFSET;
     if (!rc) {
-        vcl_cmd *c = cmd_new(OP_FILL, m, NULL);
+        vcl_cmd *c = vcl_cmd_new(OP_FILL, m, NULL);
         if (!c) rc = CL_OUT_OF_HOST_MEMORY;
         else {
             c->off[0] = off;
@@ -795,7 +815,7 @@ static cl_int rw_rect(cl_command_queue q, cl_mem m, cl_bool blocking, const size
                                   : (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS))))
         rc = CL_INVALID_OPERATION;
     if (!rc) {
-        vcl_cmd *c = cmd_new(write ? OP_WRITE_RECT : OP_READ_RECT, m, NULL);
+        vcl_cmd *c = vcl_cmd_new(write ? OP_WRITE_RECT : OP_READ_RECT, m, NULL);
         if (!c) rc = CL_OUT_OF_HOST_MEMORY;
         else {
             for (int i = 0; i < 3; i++) {
@@ -849,14 +869,14 @@ cl_int CL_API_CALL vcl_EnqueueCopyBufferRect(cl_command_queue q, cl_mem src, cl_
     if (!rc && src == dst && (srp != drp || ssp != dsp)) rc = CL_INVALID_VALUE;
     if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
     if (!rc && (misaligned(src) || misaligned(dst))) rc = CL_MISALIGNED_SUB_BUFFER_OFFSET;
-    if (!rc && root_of(src) == root_of(dst)) {
+    if (!rc && vcl_root_of(src) == vcl_root_of(dst)) {
         size_t sb = src->origin + so[2] * ssp + so[1] * srp + so[0];
         size_t db = dst->origin + dso[2] * dsp + dso[1] * drp + dso[0];
         size_t se = src->origin + send, de = dst->origin + dend;
         if (sb < de && db < se) rc = CL_MEM_COPY_OVERLAP;
     }
     if (!rc) {
-        vcl_cmd *c = cmd_new(OP_COPY_RECT, src, dst);
+        vcl_cmd *c = vcl_cmd_new(OP_COPY_RECT, src, dst);
         if (!c) rc = CL_OUT_OF_HOST_MEMORY;
         else {
             for (int i = 0; i < 3; i++) {
@@ -887,7 +907,7 @@ void *CL_API_CALL vcl_EnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool blo
     cl_int rc = check_q_mem(q, m, NULL);
     if (!rc && ((flags & ~known) ||
                 ((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE))) ||
-                n == 0 || out_of(off, n, m->size)))
+                n == 0 || vcl_out_of(off, n, m->size)))
         rc = CL_INVALID_VALUE;
     if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
     if (!rc && misaligned(m)) rc = CL_MISALIGNED_SUB_BUFFER_OFFSET;
@@ -895,8 +915,8 @@ void *CL_API_CALL vcl_EnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool blo
                 ((flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) &&
                  (m->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)))))
         rc = CL_INVALID_OPERATION;
-    cl_mem r = rc ? NULL : root_of(m);
-    if (!rc && !r->zero_copy && staging_ready(r)) rc = CL_MAP_FAILURE;
+    cl_mem r = rc ? NULL : vcl_root_of(m);
+    if (!rc && !r->zero_copy && vcl_staging_ready(r)) rc = CL_MAP_FAILURE;
     vcl_mapping *x = NULL;
     if (!rc && !(x = calloc(1, sizeof *x))) rc = CL_OUT_OF_HOST_MEMORY;
     if (!rc) {
@@ -908,7 +928,7 @@ void *CL_API_CALL vcl_EnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool blo
         x->next = m->maps;
         m->maps = x;
         m->map_count++;
-        vcl_cmd *c = cmd_new(OP_MAP, m, NULL);
+        vcl_cmd *c = vcl_cmd_new(OP_MAP, m, NULL);
         if (!c) rc = CL_OUT_OF_HOST_MEMORY;
         else {
             c->off[0] = off;
@@ -948,7 +968,7 @@ cl_int CL_API_CALL vcl_EnqueueUnmapMemObject(cl_command_queue q, cl_mem m, void 
     }
     if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
     if (!rc) {
-        vcl_cmd *c = cmd_new(OP_UNMAP, m, NULL);
+        vcl_cmd *c = vcl_cmd_new(OP_UNMAP, m, NULL);
         if (!c) rc = CL_OUT_OF_HOST_MEMORY;
         else {
             vcl_mapping *x = *pp;

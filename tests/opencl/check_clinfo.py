@@ -19,7 +19,7 @@ want = [
     ("Device Type", "Accelerator"),
     ("Device Profile", "EMBEDDED_PROFILE"),
     ("Compiler Available", "No"),
-    ("Image support", "No"),
+    ("Image support", "Yes"),
     ("Max clock frequency", "50MHz"),
     ("Alignment of base address", "1024 bits"),
     ("Built-in kernels", "vmgpu_fill_i32;vmgpu_copy_i32;vmgpu_add_i32;vmgpu_scale_i32;"

@@ -119,7 +119,7 @@ static void t_platform(void)
                     "vmgpu_reduce_sum_i32") == 0);
     cl_bool b;
     OK(clGetDeviceInfo(g_dev, CL_DEVICE_IMAGE_SUPPORT, sizeof b, &b, NULL));
-    CHECK(b == CL_FALSE);
+    CHECK(b == CL_TRUE);
     OK(clGetDeviceInfo(g_dev, CL_DEVICE_COMPILER_AVAILABLE, sizeof b, &b, NULL));
     CHECK(b == CL_FALSE);
     cl_uint u;
@@ -1165,6 +1165,253 @@ static void t_access_flags(void)
     free(h);
 }
 
+
+/* 2D images: formats, info, read/write/copy/fill, image<->buffer, map with row pitch (device
+ * memory through staging, and zero copy with the application's pitch), errors, samplers. */
+static cl_mem image(cl_mem_flags f, cl_channel_order o, cl_channel_type t, size_t w, size_t h,
+                    size_t pitch, void *host, cl_int *err)
+{
+    cl_image_format fmt = {o, t};
+    cl_image_desc d;
+    memset(&d, 0, sizeof d);
+    d.image_type = CL_MEM_OBJECT_IMAGE2D;
+    d.image_width = w;
+    d.image_height = h;
+    d.image_row_pitch = pitch;
+    return clCreateImage(g_ctx, f, &fmt, &d, host, err);
+}
+
+static void t_images(void)
+{
+    setup(0);
+    cl_int err;
+    cl_uint nf = 0;
+    OK(clGetSupportedImageFormats(g_ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, NULL, &nf));
+    cl_image_format fmts[64];
+    OK(clGetSupportedImageFormats(g_ctx, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE2D, 64, fmts, NULL));
+    /* The embedded profile's minimum list (CL_RGBA x 10 channel types) plus the R formats. */
+    static const cl_channel_type need[] = {CL_UNORM_INT8, CL_UNORM_INT16, CL_SIGNED_INT8, CL_SIGNED_INT16,
+        CL_SIGNED_INT32, CL_UNSIGNED_INT8, CL_UNSIGNED_INT16, CL_UNSIGNED_INT32, CL_HALF_FLOAT, CL_FLOAT};
+    int have = 0;
+    for (size_t k = 0; k < 10; k++)
+        for (cl_uint i = 0; i < nf; i++)
+            have += fmts[i].image_channel_order == CL_RGBA && fmts[i].image_channel_data_type == need[k];
+    CHECK(have == 10);
+    NOTE("%u 2D formats, all 10 of the embedded profile's CL_RGBA minimum", nf);
+    cl_uint n3 = 7;
+    OK(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_IMAGE3D, 0, NULL, &n3));
+    CHECK(n3 == 0);
+    RC(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_BUFFER, 0, NULL, &n3), CL_INVALID_VALUE);
+    RC(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_IMAGE2D, 0, fmts, &n3), CL_INVALID_VALUE);
+    size_t sz;
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof sz, &sz, NULL));
+    CHECK(sz == 2048);
+
+    /* One image per requested format: write rows with a host pitch, read back, fill, map. */
+    struct { cl_channel_order o; cl_channel_type t; size_t elem; float fcol[4]; uint8_t want[16]; } F[] = {
+        {CL_RGBA, CL_UNORM_INT8, 4, {1.0f, 0.5f, 0.0f, 0.25f}, {255, 128, 0, 64}},
+        {CL_R, CL_UNSIGNED_INT32, 4, {0}, {7, 0, 0, 0}},
+        {CL_R, CL_FLOAT, 4, {2.5f}, {0, 0, 0x20, 0x40}},
+        {CL_RGBA, CL_FLOAT, 16, {1.0f, -2.0f, 0.5f, 3.0f},
+         {0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0, 0, 0, 0, 0x3f, 0, 0, 0x40, 0x40}},
+    };
+    const size_t W = 37, H = 23;
+    for (int k = 0; k < 4; k++) {
+        size_t el = F[k].elem, hp = W * el + 12;  /* host rows with padding */
+        cl_mem im = image(CL_MEM_READ_WRITE, F[k].o, F[k].t, W, H, 0, NULL, &err);
+        OK(err);
+        size_t v;
+        OK(clGetImageInfo(im, CL_IMAGE_ELEMENT_SIZE, sizeof v, &v, NULL)); CHECK(v == el);
+        OK(clGetImageInfo(im, CL_IMAGE_ROW_PITCH, sizeof v, &v, NULL)); CHECK(v == W * el);
+        OK(clGetImageInfo(im, CL_IMAGE_WIDTH, sizeof v, &v, NULL)); CHECK(v == W);
+        OK(clGetImageInfo(im, CL_IMAGE_HEIGHT, sizeof v, &v, NULL)); CHECK(v == H);
+        OK(clGetImageInfo(im, CL_IMAGE_SLICE_PITCH, sizeof v, &v, NULL)); CHECK(v == 0);
+        OK(clGetImageInfo(im, CL_IMAGE_DEPTH, sizeof v, &v, NULL)); CHECK(v == 0);
+        cl_image_format got;
+        OK(clGetImageInfo(im, CL_IMAGE_FORMAT, sizeof got, &got, NULL));
+        CHECK(got.image_channel_order == F[k].o && got.image_channel_data_type == F[k].t);
+        cl_mem_object_type mt;
+        OK(clGetMemObjectInfo(im, CL_MEM_TYPE, sizeof mt, &mt, NULL)); CHECK(mt == CL_MEM_OBJECT_IMAGE2D);
+        RC(clGetImageInfo(im, 0x7777, sizeof v, &v, NULL), CL_INVALID_VALUE);
+        uint8_t *src = malloc(hp * H), *dst = calloc(hp, H);
+        for (size_t i = 0; i < hp * H; i++) src[i] = (uint8_t)(i * 7 + k);
+        size_t o[3] = {0, 0, 0}, r[3] = {W, H, 1};
+        OK(clEnqueueWriteImage(g_q, im, CL_TRUE, o, r, hp, 0, src, 0, NULL, NULL));
+        OK(clEnqueueReadImage(g_q, im, CL_TRUE, o, r, hp, 0, dst, 0, NULL, NULL));
+        int ok = 1;
+        for (size_t y = 0; y < H; y++) ok &= memcmp(src + y * hp, dst + y * hp, W * el) == 0;
+        CHECK(ok);
+        /* A sub-rectangle read with a tight host pitch. */
+        size_t o2[3] = {5, 3, 0}, r2[3] = {10, 4, 1};
+        uint8_t sub[16 * 10 * 4];
+        OK(clEnqueueReadImage(g_q, im, CL_TRUE, o2, r2, 0, 0, sub, 0, NULL, NULL));
+        ok = 1;
+        for (size_t y = 0; y < 4; y++) ok &= memcmp(sub + y * 10 * el, src + (y + 3) * hp + 5 * el, 10 * el) == 0;
+        CHECK(ok);
+        /* Map with row pitch: the mapped rows are the image's. */
+        size_t rp = 0, sp = 99;
+        uint8_t *p = clEnqueueMapImage(g_q, im, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, o2, r2, &rp, &sp, 0, NULL, NULL, &err);
+        OK(err);
+        CHECK(p && rp == W * el && sp == 0);
+        cl_uint mc;
+        OK(clGetMemObjectInfo(im, CL_MEM_MAP_COUNT, sizeof mc, &mc, NULL)); CHECK(mc == 1);
+        if (p) {
+            ok = 1;
+            for (size_t y = 0; y < 4; y++) ok &= memcmp(p + y * rp, src + (y + 3) * hp + 5 * el, 10 * el) == 0;
+            CHECK(ok);
+            memset(p + rp, 0xab, 10 * el);  /* row 4 of the image through the map */
+            OK(clEnqueueUnmapMemObject(g_q, im, p, 0, NULL, NULL));
+        }
+        OK(clEnqueueReadImage(g_q, im, CL_TRUE, o, r, hp, 0, dst, 0, NULL, NULL));
+        ok = dst[4 * hp + 5 * el] == 0xab && dst[4 * hp + 15 * el - 1] == 0xab &&
+             dst[4 * hp + 15 * el] == src[4 * hp + 15 * el] && dst[4 * hp + 5 * el - 1] == src[4 * hp + 5 * el - 1];
+        CHECK(ok);
+        /* Fill a rectangle; converted per format. */
+        uint32_t ucol[4] = {7, 0, 0, 0};
+        const void *col = F[k].t == CL_UNSIGNED_INT32 ? (const void *)ucol : (const void *)F[k].fcol;
+        size_t o3[3] = {2, 1, 0}, r3[3] = {30, 20, 1};
+        OK(clEnqueueFillImage(g_q, im, col, o3, r3, 0, NULL, NULL));
+        OK(clEnqueueReadImage(g_q, im, CL_TRUE, o, r, hp, 0, dst, 0, NULL, NULL));
+        ok = 1;
+        for (size_t y = 0; y < H; y++)
+            for (size_t x = 0; x < W; x++) {
+                int in = x >= 2 && x < 32 && y >= 1 && y < 21;
+                const uint8_t *px = dst + y * hp + x * el;
+                if (in) ok &= memcmp(px, F[k].want, el) == 0;
+                else if (!(y == 4 && x >= 5 && x < 15)) ok &= memcmp(px, src + y * hp + x * el, el) == 0;
+            }
+        CHECK(ok);
+        NOTE("format %d: %zux%zu, %zu-byte pixels: write/read with host pitch %zu, map row pitch %zu, fill", k, W, H, el, hp, rp);
+        free(src);
+        free(dst);
+        OK(clReleaseMemObject(im));
+    }
+
+    /* Copies: image -> image, image -> buffer, buffer -> image; overlap and mismatch. */
+    uint32_t px[16 * 16], back[16 * 16];
+    for (int i = 0; i < 256; i++) px[i] = 0x01000000u * (uint32_t)i + 0x10203u;
+    cl_mem a = image(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, CL_RGBA, CL_UNORM_INT8, 16, 16, 0, px, &err);
+    OK(err);
+    cl_mem b = image(CL_MEM_READ_WRITE, CL_RGBA, CL_UNORM_INT8, 16, 16, 0, NULL, &err);
+    OK(err);
+    cl_mem f = image(CL_MEM_READ_WRITE, CL_R, CL_FLOAT, 16, 16, 0, NULL, &err);
+    cl_mem bb = buf(CL_MEM_READ_WRITE, sizeof px, NULL);
+    size_t o0[3] = {0, 0, 0}, full[3] = {16, 16, 1}, oa[3] = {4, 2, 0}, ob[3] = {1, 9, 0}, r[3] = {8, 5, 1};
+    uint32_t zero[256] = {0};
+    OK(clEnqueueWriteImage(g_q, b, CL_TRUE, o0, full, 0, 0, zero, 0, NULL, NULL));
+    OK(clEnqueueCopyImage(g_q, a, b, oa, ob, r, 0, NULL, NULL));
+    OK(clEnqueueReadImage(g_q, b, CL_TRUE, o0, full, 0, 0, back, 0, NULL, NULL));
+    int ok = 1;
+    for (int y = 0; y < 16; y++)
+        for (int x = 0; x < 16; x++) {
+            int in = x >= 1 && x < 9 && y >= 9 && y < 14;
+            ok &= back[y * 16 + x] == (in ? px[(y - 9 + 2) * 16 + (x - 1 + 4)] : 0);
+        }
+    CHECK(ok);
+    RC(clEnqueueCopyImage(g_q, a, f, o0, o0, r, 0, NULL, NULL), CL_IMAGE_FORMAT_MISMATCH);
+    size_t oc[3] = {2, 2, 0};
+    RC(clEnqueueCopyImage(g_q, a, a, o0, oc, r, 0, NULL, NULL), CL_MEM_COPY_OVERLAP);
+    size_t ofar[3] = {8, 8, 0};
+    OK(clEnqueueCopyImage(g_q, a, a, o0, ofar, r, 0, NULL, NULL));
+    OK(clEnqueueCopyImageToBuffer(g_q, a, bb, oa, r, 64, 0, NULL, NULL));
+    OK(clEnqueueReadBuffer(g_q, bb, CL_TRUE, 64, 8 * 5 * 4, back, 0, NULL, NULL));
+    ok = 1;
+    for (int y = 0; y < 5; y++)
+        for (int x = 0; x < 8; x++) ok &= back[y * 8 + x] == px[(y + 2) * 16 + x + 4];
+    CHECK(ok);
+    OK(clEnqueueCopyBufferToImage(g_q, bb, b, 64, o0, r, 0, NULL, NULL));
+    OK(clEnqueueReadImage(g_q, b, CL_TRUE, o0, r, 0, 0, back, 0, NULL, NULL));
+    ok = 1;
+    for (int y = 0; y < 5; y++)
+        for (int x = 0; x < 8; x++) ok &= back[y * 8 + x] == px[(y + 2) * 16 + x + 4];
+    CHECK(ok);
+    RC(clEnqueueCopyImageToBuffer(g_q, a, bb, oa, r, sizeof px - 4, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueCopyBufferToImage(g_q, a, b, 0, o0, r, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    NOTE("image->image, image->buffer, buffer->image copies; overlap and format mismatch refused");
+
+    /* Zero copy with the application's row pitch: 37 RGBA8 pixels in rows of 256 bytes. */
+    uint8_t *host = page_alloc(256 * 8);
+    memset(host, 0x5a, 256 * 8);
+    cl_mem z = image(CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, CL_RGBA, CL_UNORM_INT8, 37, 8, 256, host, &err);
+    OK(err);
+    size_t v;
+    OK(clGetImageInfo(z, CL_IMAGE_ROW_PITCH, sizeof v, &v, NULL)); CHECK(v == 256);
+    void *hp;
+    OK(clGetMemObjectInfo(z, CL_MEM_HOST_PTR, sizeof hp, &hp, NULL)); CHECK(hp == host);
+    size_t oz[3] = {3, 2, 0}, rz[3] = {30, 5, 1}, rp = 0;
+    uint8_t *pz = clEnqueueMapImage(g_q, z, CL_TRUE, CL_MAP_READ, oz, rz, &rp, NULL, 0, NULL, NULL, &err);
+    OK(err);
+    CHECK(pz == host + 2 * 256 + 3 * 4 && rp == 256);
+    NOTE("USE_HOST_PTR image: map returned host_ptr + %td, row pitch %zu", pz - host, rp);
+    OK(clEnqueueUnmapMemObject(g_q, z, pz, 0, NULL, NULL));
+    float red[4] = {1, 0, 0, 1};
+    OK(clEnqueueFillImage(g_q, z, red, o0, (size_t[3]){37, 8, 1}, 0, NULL, NULL));
+    OK(clFinish(g_q));
+    ok = 1;
+    for (int y = 0; y < 8; y++)
+        for (int x = 0; x < 256; x++) {
+            uint8_t want = x < 37 * 4 ? ((x % 4 == 0 || x % 4 == 3) ? 255 : 0) : 0x5a;
+            ok &= host[y * 256 + x] == want;
+        }
+    CHECK(ok);
+    NOTE("fill by the device's 2D DMA landed in the host rows, padding untouched");
+
+    /* Errors. */
+    size_t big[3] = {17, 1, 1}, bad2[3] = {1, 1, 2}, o1[3] = {0, 0, 1};
+    uint32_t tmp[64];
+    RC(clEnqueueReadImage(g_q, a, CL_TRUE, o0, big, 0, 0, tmp, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueReadImage(g_q, a, CL_TRUE, o0, bad2, 0, 0, tmp, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueReadImage(g_q, a, CL_TRUE, o1, r, 0, 0, tmp, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueReadImage(g_q, a, CL_TRUE, o0, r, 4, 0, tmp, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueReadImage(g_q, a, CL_TRUE, o0, r, 0, 0, NULL, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueReadImage(g_q, bb, CL_TRUE, o0, r, 0, 0, tmp, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    RC(clEnqueueReadBuffer(g_q, a, CL_TRUE, 0, 4, tmp, 0, NULL, NULL), CL_INVALID_MEM_OBJECT);
+    CHECK(clEnqueueMapImage(g_q, a, CL_TRUE, CL_MAP_READ, o0, r, NULL, NULL, 0, NULL, NULL, &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(clEnqueueMapImage(g_q, a, CL_TRUE, 8, o0, r, &rp, NULL, 0, NULL, NULL, &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(clEnqueueMapBuffer(g_q, a, CL_TRUE, CL_MAP_READ, 0, 4, 0, NULL, NULL, &err) == NULL && err == CL_INVALID_MEM_OBJECT);
+    RC(clEnqueueFillImage(g_q, a, NULL, o0, r, 0, NULL, NULL), CL_INVALID_VALUE);
+    cl_mem hro = image(CL_MEM_HOST_READ_ONLY, CL_R, CL_FLOAT, 4, 4, 0, NULL, &err);
+    RC(clEnqueueWriteImage(g_q, hro, CL_TRUE, o0, (size_t[3]){4, 4, 1}, 0, 0, tmp, 0, NULL, NULL), CL_INVALID_OPERATION);
+    CHECK(clEnqueueMapImage(g_q, hro, CL_TRUE, CL_MAP_WRITE, o0, (size_t[3]){4, 4, 1}, &rp, NULL, 0, NULL, NULL, &err) == NULL && err == CL_INVALID_OPERATION);
+    OK(clReleaseMemObject(hro));
+    CHECK(image(0, CL_RGBA, CL_UNORM_INT8, 0, 4, 0, NULL, &err) == NULL && err == CL_INVALID_IMAGE_DESCRIPTOR);
+    CHECK(image(0, CL_RGBA, CL_UNORM_INT8, 4096, 4, 0, NULL, &err) == NULL && err == CL_INVALID_IMAGE_SIZE);
+    CHECK(image(0, CL_RG, CL_UNORM_INT8, 4, 4, 0, NULL, &err) == NULL && err == CL_IMAGE_FORMAT_NOT_SUPPORTED);
+    CHECK(image(0, 0x7777, CL_UNORM_INT8, 4, 4, 0, NULL, &err) == NULL && err == CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
+    CHECK(image(0, CL_RGBA, 0x7777, 4, 4, 0, NULL, &err) == NULL && err == CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
+    CHECK(image(0, CL_RGBA, CL_UNORM_INT8, 4, 4, 64, NULL, &err) == NULL && err == CL_INVALID_IMAGE_DESCRIPTOR);
+    CHECK(image(CL_MEM_USE_HOST_PTR, CL_RGBA, CL_UNORM_INT8, 4, 4, 8, host, &err) == NULL && err == CL_INVALID_IMAGE_DESCRIPTOR);
+    CHECK(image(CL_MEM_USE_HOST_PTR, CL_RGBA, CL_UNORM_INT8, 4, 4, 0, NULL, &err) == NULL && err == CL_INVALID_HOST_PTR);
+    CHECK(image(0, CL_RGBA, CL_UNORM_INT8, 4, 4, 0, host, &err) == NULL && err == CL_INVALID_HOST_PTR);
+    cl_image_format ff = {CL_RGBA, CL_UNORM_INT8};
+    CHECK(clCreateImage(g_ctx, 0, &ff, NULL, NULL, &err) == NULL && err == CL_INVALID_IMAGE_DESCRIPTOR);
+    CHECK(clCreateImage2D(g_ctx, 0, &ff, 8, 8, 0, NULL, &err) != NULL || err != CL_SUCCESS);
+    NOTE("image creation and enqueue errors as the 1.2 spec lists them");
+
+    /* Samplers exist as objects (no kernel samples). */
+    cl_sampler smp = clCreateSampler(g_ctx, CL_TRUE, CL_ADDRESS_CLAMP, CL_FILTER_LINEAR, &err);
+    OK(err);
+    cl_addressing_mode am;
+    OK(clGetSamplerInfo(smp, CL_SAMPLER_ADDRESSING_MODE, sizeof am, &am, NULL));
+    CHECK(am == CL_ADDRESS_CLAMP);
+    cl_uint rc;
+    OK(clRetainSampler(smp));
+    OK(clGetSamplerInfo(smp, CL_SAMPLER_REFERENCE_COUNT, sizeof rc, &rc, NULL));
+    CHECK(rc == 2);
+    OK(clReleaseSampler(smp));
+    OK(clReleaseSampler(smp));
+    RC(clRetainSampler(smp), CL_INVALID_SAMPLER);
+    CHECK(clCreateSampler(g_ctx, CL_TRUE, 0x7777, CL_FILTER_LINEAR, &err) == NULL && err == CL_INVALID_VALUE);
+
+    OK(clReleaseMemObject(a));
+    OK(clReleaseMemObject(b));
+    OK(clReleaseMemObject(f));
+    OK(clReleaseMemObject(bb));
+    OK(clReleaseMemObject(z));
+    teardown();
+    free(host);
+}
+
 static void t_invalid_objects(void)
 {
     setup(0);
@@ -1185,7 +1432,7 @@ static void t_invalid_objects(void)
     RC(clEnqueueReadBuffer(g_q, m, CL_TRUE, 0, 4, NULL, 0, NULL, NULL), CL_INVALID_VALUE);
     RC(clEnqueueReadBuffer(g_q, m, CL_TRUE, 62, 4, &v, 0, NULL, NULL), CL_INVALID_VALUE);
     RC(clEnqueueReadBuffer(g_q, m, CL_TRUE, 0, 4, &v, 1, NULL, NULL), CL_INVALID_EVENT_WAIT_LIST);
-    RC(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_IMAGE2D, 0, NULL, (cl_uint *)&v), CL_SUCCESS);
+    RC(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_IMAGE3D, 0, NULL, (cl_uint *)&v), CL_SUCCESS);
     CHECK(v == 0);
     /* Released queue and context, and a dead event. */
     cl_command_queue q = clCreateCommandQueue(g_ctx, g_dev, 0, &err);
@@ -1218,7 +1465,8 @@ int main(int argc, char **argv)
         {"map_zero_copy", t_map_zero_copy}, {"map_events", t_map_events},
         {"map_errors", t_map_errors}, {"copy_fill_rect", t_copy_fill_rect},
         {"events", t_events}, {"kernels", t_kernels}, {"programs", t_programs},
-        {"invalid_objects", t_invalid_objects}, {"access_flags", t_access_flags}};
+        {"invalid_objects", t_invalid_objects}, {"access_flags", t_access_flags},
+        {"images", t_images}};
     if (argc != 2) {
         fprintf(stderr, "usage: %s <case>\n", argv[0]);
         return 2;
