@@ -118,15 +118,13 @@ vmgpu_hal *vmgpu_hal_open(const char *spec, char *err, size_t errlen) {
     case VMGPU_HAL_KIND_SIM:
         return vmgpu_hal_sim_open(&s, err, errlen);
     case VMGPU_HAL_KIND_SIM_BOARD:
+        return vmgpu_hal_sim_board_open(&s, err, errlen);
     case VMGPU_HAL_KIND_SERIAL:
+        return vmgpu_hal_serial_open(&s, err, errlen);
     case VMGPU_HAL_KIND_FTDI:
-        break;
+        return vmgpu_hal_ftdi_open(&s, err, errlen);
     }
-    static const char *const names[] = {"sim", "sim-board", "serial", "ftdi"};
-    vmgpu_hal_set_error(err, errlen,
-                        "VMGPU_DEVICE \"%s\": the %s backend is not built yet (the bridge backends "
-                        "are still to come); use VMGPU_DEVICE=sim",
-                        spec, names[s.kind]);
+    vmgpu_hal_set_error(err, errlen, "VMGPU_DEVICE \"%s\": unknown backend", spec);
     return NULL;
 }
 
@@ -138,6 +136,8 @@ void vmgpu_hal_set_host_handler(vmgpu_hal *h, vmgpu_host_handler fn, void *user)
     h->host_fn = fn;
     h->host_user = user;
 }
+
+const char *vmgpu_hal_last_error(const vmgpu_hal *h) { return h ? h->last_error : ""; }
 
 const char *vmgpu_hal_status_name(int status) {
     switch (status) {

@@ -47,8 +47,21 @@ void vmgpu_hal_set_error(char *err, size_t errlen, const char *fmt, ...)
 #endif
     ;
 
+/* The bridge's line rate when VMGPU_DEVICE gives none (docs/bridge-protocol.md). */
+#define VMGPU_HAL_DEFAULT_BAUD 3000000u
+
 /* Backend constructors: NULL with a reason in err on failure. */
 vmgpu_hal *vmgpu_hal_sim_open(const vmgpu_hal_spec *spec, char *err, size_t errlen);
+vmgpu_hal *vmgpu_hal_serial_open(const vmgpu_hal_spec *spec, char *err, size_t errlen);
+vmgpu_hal *vmgpu_hal_ftdi_open(const vmgpu_hal_spec *spec, char *err, size_t errlen);
+vmgpu_hal *vmgpu_hal_sim_board_open(const vmgpu_hal_spec *spec, char *err, size_t errlen);
+
+/* The serial backend on a given tty, with the name and time-outs of another backend (sim-board
+ * runs the same code on its pty). cfg may be NULL. */
+struct bridge_config;
+vmgpu_hal *vmgpu_hal_serial_open_path(const char *devname, const char *backend,
+                                      const char *path, uint32_t baud,
+                                      const struct bridge_config *cfg, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -59,6 +59,9 @@ struct vmgpu_hal {
     /* Link round trips: every exchange that waits for the device's answer counts one
      * (a register read, a memory-read burst, a flush of posted writes). Benchmarks read it. */
     uint64_t round_trips;
+    /* Why the last failing call failed, in words naming the device (may stay empty for
+     * backends with nothing to add to the status code). */
+    char last_error[320];
 };
 
 /*
@@ -71,6 +74,8 @@ vmgpu_hal *vmgpu_hal_open(const char *spec, char *err, size_t errlen);
 void vmgpu_hal_close(vmgpu_hal *h);
 void vmgpu_hal_set_host_handler(vmgpu_hal *h, vmgpu_host_handler fn, void *user);
 const char *vmgpu_hal_status_name(int status);
+/* The message of the last failure on h ("" when none was recorded). */
+const char *vmgpu_hal_last_error(const vmgpu_hal *h);
 
 /* Convenience wrappers over h->ops. */
 static inline int vmgpu_reg_read(vmgpu_hal *h, uint32_t off, uint32_t *val) { return h->ops->reg_read(h, off, val); }

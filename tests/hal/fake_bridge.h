@@ -1,0 +1,30 @@
+/*
+ * A device side of docs/bridge-protocol.md written in C for tests: it parses the PC's frames,
+ * executes them on the in-process "sim" model, keeps the last SEQ and answer, and sends the
+ * model's host-port requests to the PC as HOST_READ/HOST_WRITE frames, resending them after
+ * 10 ms. A second implementation beside the RTL bridge, so the PC side can be tested (with
+ * fault injection) without the board model, over a socketpair or a pty.
+ */
+#ifndef FAKE_BRIDGE_H
+#define FAKE_BRIDGE_H
+#include <stdint.h>
+
+typedef struct fake_bridge fake_bridge;
+
+/* Serve the protocol on fd (closed by fake_bridge_stop) in a thread. dead: read and discard
+ * every byte, never answer (a board with no bitstream). NULL if the sim model cannot start. */
+fake_bridge *fake_bridge_start(int fd, int dead);
+
+typedef struct fake_bridge_stats {
+    uint64_t executed;      /* requests executed */
+    uint64_t repeats;       /* requests answered again from the stored answer */
+    uint64_t mem_data_writes; /* words written to MEM_DATA (each executed once) */
+    uint64_t max_count;     /* the largest word count of one request */
+    uint64_t host_sent;     /* HOST_READ/HOST_WRITE frames sent, resends included */
+    uint64_t host_done;     /* host requests answered */
+    uint64_t bad_frames;    /* frames dropped (CRC, length) */
+} fake_bridge_stats;
+void fake_bridge_stats_get(fake_bridge *f, fake_bridge_stats *out);
+
+void fake_bridge_stop(fake_bridge *f);
+#endif
