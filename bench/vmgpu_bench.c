@@ -223,8 +223,160 @@ static void cuda_bench(void)
 }
 #endif
 
+/*
+ * OpenCL: what clEnqueueMapBuffer + clEnqueueUnmapMemObject cost through vmgpu's ICD
+ * (libvmgpu-opencl.so), for a 1 MiB CL_MEM_USE_HOST_PTR buffer (zero copy: host memory mapped
+ * through the host aperture) and a 1 MiB device buffer (a staging copy by DMA each way).
+ * Cycles are the events' CL_PROFILING_COMMAND_START..END (device TIMESTAMPs, 20 ns a cycle);
+ * round trips are the transport's count during each blocking call. The library is dlopen()ed
+ * from next to this program (build tree or install) and driven through its ICD dispatch
+ * table, as the loader would, so no loader or OCL_ICD_VENDORS is needed; it runs in a child
+ * process because it opens a device of its own.
+ */
+#if defined(__has_include)
+#if __has_include(<CL/cl_icd.h>) && __has_include(<dlfcn.h>)
+#define VMGPU_BENCH_HAVE_OPENCL 1
+#endif
+#endif
+#ifdef VMGPU_BENCH_HAVE_OPENCL
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl_icd.h>
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void *cl_open_icd(void)
+{
+    const char *env = getenv("VMGPU_OPENCL_LIB");
+    if (env && env[0]) return dlopen(env, RTLD_NOW | RTLD_LOCAL);
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 64);
+    if (n <= 0) return NULL;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash) return NULL;
+    static const char *const rel[] = {"/../sw/opencl/libvmgpu-opencl.so", "/../lib/libvmgpu-opencl.so",
+                                      "/../lib64/libvmgpu-opencl.so"};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%.*s%s", (int)(slash - exe), exe, rel[i]);
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (h) return h;
+    }
+    return NULL;
+}
+
+static void cl_die(const char *what, cl_int rc)
+{
+    fprintf(stderr, "vmgpu-bench: OpenCL: %s failed (%d)\n", what, (int)rc);
+    exit(1);
+}
+#define CL_TRY(call) do { cl_int rc_ = (call); if (rc_ != CL_SUCCESS) cl_die(#call, rc_); } while (0)
+
+static uint64_t cl_event_cycles(const struct _cl_icd_dispatch *t, cl_event e)
+{
+    cl_ulong a = 0, b = 0;
+    CL_TRY(t->clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL));
+    CL_TRY(t->clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL));
+    CL_TRY(t->clReleaseEvent(e));
+    return (b - a) / (1000000000ull / VMGPU_CLOCK_HZ);
+}
+
+static void opencl_bench(void)
+{
+    void *lib = cl_open_icd();
+    if (!lib) {
+        fprintf(stderr, "vmgpu-bench: OpenCL figures skipped (libvmgpu-opencl.so not found: %s)\n", dlerror());
+        return;
+    }
+    fprintf(stderr, "vmgpu-bench: OpenCL layer (libvmgpu-opencl.so)...\n");
+    cl_int (*get_ids)(cl_uint, cl_platform_id *, cl_uint *) =
+        (cl_int (*)(cl_uint, cl_platform_id *, cl_uint *))dlsym(lib, "clIcdGetPlatformIDsKHR");
+    vmgpu_dev *(*core_dev)(void) = (vmgpu_dev * (*)(void)) dlsym(lib, "vmgpu_opencl_core_device");
+    if (!get_ids || !core_dev) cl_die("dlsym", CL_INVALID_PLATFORM);
+    cl_platform_id pl;
+    CL_TRY(get_ids(1, &pl, NULL));
+    /* Every ICD object starts with its dispatch table (cl_khr_icd). */
+    const struct _cl_icd_dispatch *t = *(const struct _cl_icd_dispatch *const *)pl;
+    cl_device_id d;
+    CL_TRY(t->clGetDeviceIDs(pl, CL_DEVICE_TYPE_ALL, 1, &d, NULL));
+    cl_int err;
+    cl_context ctx = t->clCreateContext(NULL, 1, &d, NULL, NULL, &err);
+    CL_TRY(err);
+    cl_command_queue q = t->clCreateCommandQueue(ctx, d, CL_QUEUE_PROFILING_ENABLE, &err);
+    CL_TRY(err);
+    vmgpu_hal *hal = vmgpu_dev_hal(core_dev());
+    void *host = NULL;
+    if (posix_memalign(&host, PAGE, MIB)) die("host memory", VMGPU_ERR_NOMEM);
+    memset(host, 1, MIB);
+    cl_mem bufs[2];
+    bufs[0] = t->clCreateBuffer(ctx, CL_MEM_USE_HOST_PTR, MIB, host, &err);
+    CL_TRY(err);
+    bufs[1] = t->clCreateBuffer(ctx, CL_MEM_READ_WRITE, MIB, NULL, &err);
+    CL_TRY(err);
+    /* Round trips on a queue without profiling: one with it also reads the cycle counter
+     * around every command. */
+    cl_command_queue qn = t->clCreateCommandQueue(ctx, d, 0, &err);
+    CL_TRY(err);
+    static const char *const key[2] = {"zero_copy", "copy"};
+    for (int k = 0; k < 2; k++) {
+        uint64_t cyc = 0, rt_map = 0, rt_unmap = 0;
+        /* Round 0 warms up (a device buffer's staging memory is made by its first map). */
+        for (int round = 0; round < 2; round++) {
+            cl_event em, eu;
+            void *p = t->clEnqueueMapBuffer(q, bufs[k], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, MIB, 0, NULL,
+                                            &em, &err);
+            CL_TRY(err);
+            ((volatile uint8_t *)p)[12345] = 7;
+            CL_TRY(t->clEnqueueUnmapMemObject(q, bufs[k], p, 0, NULL, &eu));
+            CL_TRY(t->clFinish(q));
+            cyc = cl_event_cycles(t, em) + cl_event_cycles(t, eu);
+            uint64_t r0 = hal->round_trips;
+            p = t->clEnqueueMapBuffer(qn, bufs[k], CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, MIB, 0, NULL, NULL, &err);
+            CL_TRY(err);
+            uint64_t r1 = hal->round_trips;
+            CL_TRY(t->clEnqueueUnmapMemObject(qn, bufs[k], p, 0, NULL, NULL));
+            CL_TRY(t->clFinish(qn));
+            rt_map = r1 - r0;
+            rt_unmap = hal->round_trips - r1;
+        }
+        printf("cl_map_%s_cycles %" PRIu64 " cycles\n", key[k], cyc);
+        /* The keys without a suffix are the copy path (the device buffer). */
+        printf("cl_map%s%s_link_round_trips %" PRIu64 "\n", k ? "" : "_", k ? "" : key[k], rt_map);
+        printf("cl_unmap%s%s_link_round_trips %" PRIu64 "\n", k ? "" : "_", k ? "" : key[k], rt_unmap);
+    }
+    CL_TRY(t->clReleaseCommandQueue(qn));
+    CL_TRY(t->clReleaseMemObject(bufs[0]));
+    CL_TRY(t->clReleaseMemObject(bufs[1]));
+    CL_TRY(t->clReleaseCommandQueue(q));
+    CL_TRY(t->clReleaseContext(ctx));
+    free(host);
+}
+
+/* In a child: the ICD's device and this program's are separate simulations. */
+static void opencl_bench_forked(void)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        opencl_bench();
+        fflush(stdout);
+        _exit(0);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+        fprintf(stderr, "vmgpu-bench: the OpenCL figures failed\n");
+        exit(1);
+    }
+}
+#endif
+
 int main(void)
 {
+#ifdef VMGPU_BENCH_HAVE_OPENCL
+    opencl_bench_forked();  /* first: the child must not inherit another open device */
+#endif
 #ifdef VMGPU_BENCH_HAVE_SIM
     {
         fprintf(stderr, "vmgpu-bench: measuring simulation speed (busy device)...\n");

@@ -526,7 +526,7 @@ static int queue_step(cl_command_queue q)
     q->head = c->next;
     if (!q->head) q->tail = NULL;
     cl_event e = c->ev;
-    e->t[1] = vcl_now_ns();
+    e->t[1] = vcl_q_now(q);
     if (failed) {
         /* A command whose wait list holds a failed event never runs. */
         e->t[2] = e->t[3] = e->t[1];
@@ -536,7 +536,7 @@ static int queue_step(cl_command_queue q)
         vcl_event_set_status(e, CL_RUNNING);
         cl_int rc = run_cmd(q, c);
         if (!e->t[2]) e->t[2] = e->t[1];
-        if (!e->t[3]) e->t[3] = vcl_now_ns();
+        if (!e->t[3]) e->t[3] = vcl_q_now(q);
         vcl_event_set_status(e, rc ? rc : CL_COMPLETE);
     }
     vcl_cmd_free(c);
@@ -607,7 +607,7 @@ cl_int vcl_submit(cl_command_queue q, vcl_cmd *c, cl_command_type type, cl_uint 
         wait[i]->refs++;
     }
     c->nwait = nwait;
-    c->ev->t[0] = vcl_now_ns();
+    c->ev->t[0] = vcl_q_now(q);
     cl_event e = c->ev;
     e->refs++;  /* ours until this call returns */
     if (q->tail) q->tail->next = c; else q->head = c;

@@ -237,6 +237,9 @@ VCL_HIDDEN int vcl_valid(const void *obj, uint32_t magic);
 VCL_HIDDEN cl_int vcl_info_out(const void *src, size_t n, size_t size, void *value, size_t *ret);
 VCL_HIDDEN void vcl_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 VCL_HIDDEN cl_ulong vcl_now_ns(void);
+/* vcl_now_ns() for a profiling queue, 0 otherwise: reading the counter costs link round trips,
+ * which only a queue that reports times should pay. */
+VCL_HIDDEN cl_ulong vcl_q_now(cl_command_queue q);
 VCL_HIDDEN cl_ulong vcl_cycles_ns(uint64_t cycles);
 VCL_HIDDEN int vcl_valid_device(cl_device_id d);
 /* Deferred callbacks. */

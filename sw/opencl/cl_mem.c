@@ -565,7 +565,7 @@ cl_int vcl_run_mem_cmd(cl_command_queue q, vcl_cmd *c)
     cl_mem m = c->mem[0];
     int rc = VMGPU_OK;
     prof p;
-    e->t[2] = vcl_now_ns();
+    e->t[2] = vcl_q_now(q);
     switch (c->op) {
     case OP_READ: rc = vcl_host_read(q, m, c->off[0], c->ptr, c->size); break;
     case OP_WRITE: rc = vcl_host_write(q, m, c->off[0], c->cptr, c->size); break;
@@ -660,7 +660,7 @@ cl_int vcl_run_mem_cmd(cl_command_queue q, vcl_cmd *c)
     default: break;
     }
     /* Device work set START/END from its TIMESTAMPs; host-only work ends now. */
-    if (!e->t[3]) e->t[3] = vcl_now_ns();
+    if (!e->t[3]) e->t[3] = vcl_q_now(q);
     if (e->t[3] < e->t[2]) e->t[3] = e->t[2];
     return vcl_core_err(q, rc);
 }

@@ -188,6 +188,11 @@ cl_ulong vcl_now_ns(void)
     return vcl_cycles_ns(c);
 }
 
+cl_ulong vcl_q_now(cl_command_queue q)
+{
+    return (q->props & CL_QUEUE_PROFILING_ENABLE) ? vcl_now_ns() : 0;
+}
+
 static void vcl_atexit(void)
 {
     if (pthread_mutex_trylock(&vcl_lock) != 0) return;
@@ -216,6 +221,16 @@ cl_int vcl_dev_ready(void)
     vcl_trace("device \"%s\": %u bytes of memory, %u rings", g_spec, vcl_info.mem_size,
               vcl_info.n_rings);
     return g_dev_rc = CL_SUCCESS;
+}
+
+/* For vmgpu's own tools (vmgpu-bench reads the cycle counter and the link round trips of the
+ * device this library opened); not an OpenCL name, so no application can collide with it. */
+__attribute__((visibility("default"))) vmgpu_dev *vmgpu_opencl_core_device(void)
+{
+    vcl_enter();
+    vmgpu_dev *d = vcl_dev_ready() ? NULL : vcl_dev;
+    vcl_leave();
+    return d;
 }
 
 /* -------------------------------------------------------------------- platform */

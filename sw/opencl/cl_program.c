@@ -557,7 +557,7 @@ cl_int vcl_run_kernel_cmd(cl_command_queue q, vcl_cmd *c)
     uint32_t va[3] = {0, 0, 0};
     for (int i = 0; i < 3; i++)
         if (c->kmem[i]) va[i] = vcl_mem_kva(c->kmem[i]);
-    e->t[2] = vcl_now_ns();
+    e->t[2] = vcl_q_now(q);
     if (c->kval[0] == 0) {
         e->t[3] = e->t[2];
         return CL_SUCCESS;  /* n == 0 launches nothing */
@@ -582,7 +582,6 @@ cl_int vcl_run_kernel_cmd(cl_command_queue q, vcl_cmd *c)
     }
     vmgpu_event_destroy(a);
     vmgpu_event_destroy(b);
-    if (!prof) e->t[3] = vcl_now_ns();
     return vcl_core_err(q, rc);
 }
 
