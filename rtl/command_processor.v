@@ -13,6 +13,7 @@ module command_processor #(
   input  wire                rst_ni,
   // ring registers, from the CSR block
   input  wire                reg_we_i,
+  input  wire                reg_re_i,     // a ring register is being read (reg_rdata_o needed)
   input  wire [1:0]          reg_ring_i,
   input  wire [5:0]          reg_off_i,    // byte offset inside the ring's register block
   input  wire [31:0]         reg_wdata_i,
@@ -127,16 +128,19 @@ module command_processor #(
     end
   endfunction
 
+  // Only looked at while no command runs (picking the next one, and idle_o), so it is not
+  // computed otherwise: that keeps the simulated model cheap while an engine streams.
   integer r;
   reg [N_RINGS-1:0] runnable;
   always @(*) begin
+    runnable = {N_RINGS{1'b0}};
     for (r = 0; r < N_RINGS; r = r + 1) begin
-      runnable[r] = enable_q[r] && !faulted_q[r] &&
+      ring_busy_o[r] = (head_q[r] != tail_q[r]) || (state_q != S_IDLE && cur_q == r[RW-1:0]);
+      if (state_q == S_IDLE)
+        runnable[r] = enable_q[r] && !faulted_q[r] &&
                     (head_q[r] != tail_q[r]) &&
                     (!waiting_q[r] ||
                      reached(fence_q[wait_ring_q[r][RW-1:0]], wait_val_q[r]));
-      ring_busy_o[r] = (head_q[r] != tail_q[r]) ||
-                       (state_q != S_IDLE && cur_q == r[RW-1:0]);
     end
   end
   assign ring_fault_o = faulted_q;
@@ -149,7 +153,7 @@ module command_processor #(
   always @(*) begin
     pick_found = 1'b0;
     pick = {RW{1'b0}};
-    for (k = N_RINGS; k >= 1; k = k - 1) begin
+    if (runnable != {N_RINGS{1'b0}}) for (k = N_RINGS; k >= 1; k = k - 1) begin
       if (runnable[last_q + k[RW-1:0]]) begin
         pick_found = 1'b1;
         pick = last_q + k[RW-1:0];
@@ -219,7 +223,7 @@ module command_processor #(
   wire [RW-1:0] rr = reg_ring_i[RW-1:0];
   always @(*) begin
     reg_rdata_o = 32'd0;
-    if ({30'd0, reg_ring_i} < N_RINGS) begin
+    if (reg_re_i && {30'd0, reg_ring_i} < N_RINGS) begin
       case ({6'd0, reg_off_i})
         RING_BASE:       reg_rdata_o = base_q[rr];
         RING_SIZE:       reg_rdata_o = size_q[rr];

@@ -267,7 +267,9 @@ module compute_engine #(
       fault_va_q     <= 32'd0;
       fault_write_q  <= 1'b0;
       fault_reason_q <= FAULT_NONE;
-    end else begin
+    end else if (busy_o || start_i) begin
+      // Idle, nothing is in flight and every counter is still (done waits for the drain),
+      // so the whole update is skipped: this costs the simulated model nothing when idle.
       s1_a_vld_q <= 1'b0;
       s1_b_vld_q <= 1'b0;
       rd_out_q   <= rd_out_q + out_inc - out_dec;

@@ -20,6 +20,7 @@ module csr_block #(
   output reg  [31:0]        csr_rdata_o,
   // ring registers in the command processor
   output wire               ring_we_o,
+  output wire               ring_re_o,    // a ring register is being read this cycle
   output wire [1:0]         ring_idx_o,
   output wire [5:0]         ring_off_o,
   output wire [31:0]        ring_wdata_o,
@@ -152,6 +153,7 @@ module csr_block #(
   // Ring-register writes reach the command processor in the same edge that acknowledges them,
   // so a doorbell is visible (the device is no longer idle) as soon as the write completes.
   assign ring_we_o = take && csr_we_i && in_ring_space;
+  assign ring_re_o = take && !csr_we_i && in_ring_space;
   wire evt_pop  = take && csr_we_i && (csr_addr_i == REG_EVT_POP);
   wire evt_push = evt_valid_i && !evt_full;
 

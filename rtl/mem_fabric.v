@@ -69,7 +69,9 @@ module mem_fabric #(
   // FIFO, which would cost a scan every cycle).
   reg [HW:0] host_cnt_q [0:NM-1];
   always @(*) begin
-    for (i = 0; i < NM; i = i + 1) host_pending[i] = (host_cnt_q[i] != {(HW+1){1'b0}});
+    host_pending = {NM{1'b0}};
+    if (tag_count_q != {(HW+1){1'b0}})
+      for (i = 0; i < NM; i = i + 1) host_pending[i] = (host_cnt_q[i] != {(HW+1){1'b0}});
   end
 
   // Priority picks, lowest index first.
@@ -153,7 +155,7 @@ module mem_fabric #(
       end
       if (host_rsp_pop) tag_rd_q <= tag_rd_q + 1'b1;
       tag_count_q <= tag_count_q + {{HW{1'b0}}, host_rd_go} - {{HW{1'b0}}, host_rsp_pop};
-      for (i = 0; i < NM; i = i + 1) begin
+      if (host_rd_go || host_rsp_pop) for (i = 0; i < NM; i = i + 1) begin
         host_cnt_q[i] <= host_cnt_q[i]
                          + {{HW{1'b0}}, host_rd_go && host_rd_sel == i[MW-1:0]}
                          - {{HW{1'b0}}, host_rsp_pop && host_rsp_master == i[MW-1:0]};

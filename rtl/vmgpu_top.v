@@ -41,7 +41,7 @@ module vmgpu_top #(
   wire [NM*4-1:0]  m_wr_be;
 
   // ---- command processor <-> the rest ----
-  wire        ring_we;
+  wire        ring_we, ring_re;
   wire [1:0]  ring_idx;
   wire [5:0]  ring_off;
   wire [31:0] ring_wdata, ring_rdata;
@@ -145,6 +145,7 @@ module vmgpu_top #(
     .csr_ack_o       (csr_ack_o),
     .csr_rdata_o     (csr_rdata_o),
     .ring_we_o       (ring_we),
+    .ring_re_o       (ring_re),
     .ring_idx_o      (ring_idx),
     .ring_off_o      (ring_off),
     .ring_wdata_o    (ring_wdata),
@@ -191,6 +192,7 @@ module vmgpu_top #(
     .clk_i              (clk_i),
     .rst_ni             (rst_ni),
     .reg_we_i           (ring_we),
+    .reg_re_i           (ring_re),
     .reg_ring_i         (ring_idx),
     .reg_off_i          (ring_off),
     .reg_wdata_i        (ring_wdata),
