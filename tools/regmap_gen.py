@@ -118,6 +118,16 @@ def c_header(d):
     return "\n".join(o) + "\n"
 
 
+def describe(r):
+    """A register's description followed by one line per field, for the docs table."""
+    desc = r["desc"]
+    for f in r.get("fields", []):
+        hi = f["lsb"] + f["width"] - 1
+        bits = f"[{hi}:{f['lsb']}]" if f["width"] > 1 else f"[{f['lsb']}]"
+        desc += f"<br>`{bits}` {f['name']}: {f['desc']}"
+    return desc
+
+
 def markdown(d):
     rr = d["ring_registers"]
     o = [f"<!-- {BANNER} -->", "# vmgpu register map", ""]
@@ -130,11 +140,7 @@ def markdown(d):
     o.append("| Offset | Name | Access | Description |")
     o.append("| --- | --- | --- | --- |")
     for r in d["registers"]:
-        desc = r["desc"]
-        for f in r.get("fields", []):
-            hi = f["lsb"] + f["width"] - 1
-            bits = f"[{hi}:{f['lsb']}]" if f["width"] > 1 else f"[{f['lsb']}]"
-            desc += f"<br>`{bits}` {f['name']}: {f['desc']}"
+        desc = describe(r)
         o.append(f"| 0x{r['off']:03X} | {r['name']} | {r['access']} | {desc} |")
     o.append("")
     o.append(f"## Ring registers")
@@ -145,11 +151,7 @@ def markdown(d):
     o.append("| Offset in block | Name | Access | Description |")
     o.append("| --- | --- | --- | --- |")
     for r in rr["registers"]:
-        desc = r["desc"]
-        for f in r.get("fields", []):
-            hi = f["lsb"] + f["width"] - 1
-            bits = f"[{hi}:{f['lsb']}]" if f["width"] > 1 else f"[{f['lsb']}]"
-            desc += f"<br>`{bits}` {f['name']}: {f['desc']}"
+        desc = describe(r)
         o.append(f"| 0x{r['off']:02X} | RING_{r['name']} | {r['access']} | {desc} |")
     for g in d["constants"]:
         o.append("")
