@@ -975,6 +975,11 @@ cl_int CL_API_CALL vcl_EnqueueUnmapMemObject(cl_command_queue q, cl_mem m, void 
             *pp = x->next;
             x->next = NULL;
             c->mapping = x;
+            vcl_trace("unmap %p ptr %p: %s", (void *)m, ptr,
+                      vcl_root_of(m)->zero_copy ? "zero copy, nothing to copy"
+                      : (x->flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))
+                          ? (x->rows ? "staging, 2D DMA host -> device" : "staging, DMA host -> device")
+                          : "read map, nothing to copy back");
             rc = vcl_submit(q, c, CL_COMMAND_UNMAP_MEM_OBJECT, nw, w, e, 0);
         }
     }

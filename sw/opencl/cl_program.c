@@ -558,6 +558,8 @@ cl_int vcl_run_kernel_cmd(cl_command_queue q, vcl_cmd *c)
     for (int i = 0; i < 3; i++)
         if (c->kmem[i]) va[i] = vcl_mem_kva(c->kmem[i]);
     e->t[2] = vcl_q_now(q);
+    vcl_trace("kernel %s: n %d, dst/a/b at their kernel-view VAs 0x%08x 0x%08x 0x%08x", c->kernel->name,
+              (int)c->kval[0], va[0], va[1], va[2]);
     if (c->kval[0] == 0) {
         e->t[3] = e->t[2];
         return CL_SUCCESS;  /* n == 0 launches nothing */
