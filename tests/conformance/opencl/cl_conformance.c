@@ -48,6 +48,7 @@ static const char *err_name(cl_int e)
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (t[i].v == e) return t[i].n;
+    if (e == -9999) return "NULL_WITH_CL_SUCCESS";  /* map_err: no pointer, yet no error */
     static char b[32];
     snprintf(b, sizeof b, "%d", (int)e);
     return b;
