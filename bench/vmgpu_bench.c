@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
+#include "bridge.h" /* link figures over the bridge backends (sw/hal) */
 #include "vmgpu/core.h"
 #include "vmgpu/regs.h"
 #ifdef VMGPU_BENCH_HAVE_SIM
@@ -372,10 +375,70 @@ static void opencl_bench_forked(void)
 }
 #endif
 
-int main(void)
+/* ---- link figures over a bridge backend (sim-board, serial, ftdi): bench/README in docs/board.md.
+ * Payload bytes per second of 64 KiB bursts written and read back (wall clock: the link's own
+ * rate), and its ratio to the bytes the line rate can carry (10 bits a byte). For sim-board the
+ * line rate is the model's UART: model cycles per second (its cycle counter over the same
+ * time) divided by the cycles per bit. ---- */
+static double bench_now(void)
 {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void link_bench(vmgpu_hal *hal, uint32_t pa)
+{
+    enum { N = 16384 };
+    static uint32_t out[N], in[N];
+    for (uint32_t i = 0; i < N; i++) out[i] = i * 2654435761u;
+    uint32_t c0 = 0, c1 = 0;
+    uint64_t rt0 = hal->round_trips;
+    TRY(vmgpu_reg_read(hal, VMGPU_REG_CYCLE_LO, &c0) ? VMGPU_ERR_IO : VMGPU_OK);
+    double t0 = bench_now();
+    TRY(vmgpu_mem_write(hal, pa, out, N) ? VMGPU_ERR_IO : VMGPU_OK);
+    TRY(vmgpu_mem_read(hal, pa, in, N) ? VMGPU_ERR_IO : VMGPU_OK);
+    double dt = bench_now() - t0;
+    TRY(vmgpu_reg_read(hal, VMGPU_REG_CYCLE_LO, &c1) ? VMGPU_ERR_IO : VMGPU_OK);
+    if (memcmp(in, out, sizeof out)) die("link bench: data read back differs", VMGPU_ERR_IO);
+    double pay = 2.0 * sizeof out / dt, cps = (double)(uint32_t)(c1 - c0) / dt;
+    double bps = bridge_line_bits_per_second(hal, cps);
+    printf("link_payload_bytes_per_second %.0f bytes/s\n", pay);
+    printf("link_line_bits_per_second %.0f bits/s\n", bps);
+    printf("link_payload_ratio %.3f\n", bps > 0 ? pay / (bps / 10.0) : 0.0);
+    if (!strcmp(hal->ops->name, "sim-board")) printf("sim_board_cycles_per_second %.0f cycles/s\n", cps);
+    /* Small exchanges: what a register access costs on this link. */
+    uint32_t v;
+    t0 = bench_now();
+    uint64_t r0 = hal->round_trips;
+    for (int i = 0; i < 200; i++) TRY(vmgpu_reg_read(hal, VMGPU_REG_SCRATCH, &v) ? VMGPU_ERR_IO : VMGPU_OK);
+    printf("link_round_trips_per_second %.0f /s\n", (double)(hal->round_trips - r0) / (bench_now() - t0));
+    fprintf(stderr, "vmgpu-bench: link: 128 KiB moved in %" PRIu64 " round trips, %.2f s\n",
+            r0 - rt0, dt);
+}
+
+/* Over a link every host-port word is one exchange: the CUDA and OpenCL memcpy/map figures of
+ * whole MiBs would take many minutes on the simulated UART; VMGPU_BENCH_LINK_ALL=1 runs them. */
+static int link_device(void)
+{
+    const char *d = getenv("VMGPU_DEVICE");
+    const char *all = getenv("VMGPU_BENCH_LINK_ALL");
+    return d && *d && strcmp(d, "sim") && !(all && *all == '1');
+}
+
+int main(int argc, char **argv)
+{
+    /* --device SPEC: the same as VMGPU_DEVICE=SPEC (e.g. --device sim-board). */
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--device") && i + 1 < argc) setenv("VMGPU_DEVICE", argv[++i], 1);
+        else {
+            fprintf(stderr, "usage: %s [--device sim|sim-board|serial:/dev/ttyUSB0[@baud]|ftdi[:vid:pid[:serial]]]\n", argv[0]);
+            return 2;
+        }
+    }
 #ifdef VMGPU_BENCH_HAVE_OPENCL
-    opencl_bench_forked();  /* first: the child must not inherit another open device */
+    if (!link_device())
+        opencl_bench_forked();  /* first: the child must not inherit another open device */
 #endif
 #ifdef VMGPU_BENCH_HAVE_SIM
     {
@@ -484,13 +547,15 @@ int main(void)
     }
     TRY(vmgpu_host_unregister(dev, host));
     free(host);
+    if (strcmp(hal->ops->name, "sim")) link_bench(hal, spa);
     TRY(vmgpu_stream_destroy(s));
     TRY(vmgpu_ctx_destroy(c));
     vmgpu_dev_close(dev);
     dev = NULL;
     (void)ts_va;
 #ifdef VMGPU_BENCH_HAVE_CUDA
-    cuda_bench();  /* after the core's device is closed: libcuda opens its own */
+    if (!link_device())
+        cuda_bench();  /* after the core's device is closed: libcuda opens its own */
 #endif
     return 0;
 }

@@ -439,16 +439,16 @@ static void describe_access(char *out, size_t n, const char *verb, uint32_t off,
 
 /* WRITE of count words at off (count 1..256). */
 static int bridge_write_words(bridge *b, uint32_t off, int inc, const uint32_t *w, size_t count) {
-    uint8_t p[8 + 4 * BRIDGE_MAX_WORDS];
+    uint8_t p[6 + 4 * BRIDGE_MAX_WORDS];
     put16(p, off);
     p[2] = inc ? BRIDGE_FLAG_INC : 0;
     p[3] = 0;
     put16(p + 4, (uint32_t)count);
-    for (size_t i = 0; i < count; ++i) put32(p + 8 + 4 * i, w[i]);
+    for (size_t i = 0; i < count; ++i) put32(p + 6 + 4 * i, w[i]);
     char what[96];
     describe_access(what, sizeof what, "WRITE", off, count, inc);
     frame ans;
-    int rc = xfer(b, BRIDGE_WRITE, p, 8 + 4 * count, 1, &ans, what);
+    int rc = xfer(b, BRIDGE_WRITE, p, 6 + 4 * count, 1, &ans, what);
     return rc == XFER_WRONG_TYPE ? fail(b, VMGPU_HAL_EIO, "%s: answer of the wrong type", what)
                                  : rc;
 }
@@ -580,6 +580,15 @@ static int is_bridge(const vmgpu_hal *h) {
 void bridge_get_stats(vmgpu_hal *h, bridge_stats *out) {
     if (is_bridge(h)) *out = as_bridge(h)->st;
     else memset(out, 0, sizeof *out);
+}
+
+double bridge_line_bits_per_second(vmgpu_hal *h, double model_cycles_per_second) {
+    if (!is_bridge(h)) return 0.0;
+#ifdef VMGPU_SIM_BOARD_DIV
+    if (h->ops == &bridge_ops_sim_board) return model_cycles_per_second / VMGPU_SIM_BOARD_DIV;
+#endif
+    (void)model_cycles_per_second;
+    return (double)as_bridge(h)->cfg.line_bps;
 }
 
 void bridge_set_on_close(vmgpu_hal *h, void (*fn)(void *), void *user) {

@@ -94,6 +94,12 @@ vmgpu_hal *bridge_open(const char *devname, const char *backend, bridge_io io,
 /* The stats of a HAL made by bridge_open (zeros otherwise). */
 void bridge_get_stats(vmgpu_hal *h, bridge_stats *out);
 
+/*
+ * The line's bit rate: the baud rate for serial and ftdi; for sim-board the model's UART, whose
+ * rate is the simulation's, model_cycles_per_second / VMGPU_SIM_BOARD_DIV. 0 for other HALs.
+ */
+double bridge_line_bits_per_second(vmgpu_hal *h, double model_cycles_per_second);
+
 /* Called by bridge_close after the io is closed (the sim-board backend stops its model). */
 void bridge_set_on_close(vmgpu_hal *h, void (*fn)(void *), void *user);
 

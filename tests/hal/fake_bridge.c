@@ -160,10 +160,10 @@ static void execute(fake_bridge *f, const fframe *r) {
         wr32(a + 4, id);
         alen = 8;
     } else if (r->type == 0x02) {
-        if (count < 1 || count > 256 || r->len != 8 + 4 * count) a[0] = 2;
+        if (count < 1 || count > 256 || r->len != 6 + 4 * count) a[0] = 2;
         else
             for (unsigned i = 0; i < count; ++i) {
-                vmgpu_reg_write(f->sim, off, rd32(r->p + 8 + 4 * i));
+                vmgpu_reg_write(f->sim, off, rd32(r->p + 6 + 4 * i));
                 if (off == VMGPU_REG_MEM_DATA) ++mem_words;
                 if (inc) off += 4;
             }

@@ -14,6 +14,8 @@
  *               back equal, no MEM_DATA word executed twice, host-port copies intact
  *   serial_pty  VMGPU_DEVICE=serial:/dev/pts/N@3000000 through vmgpu_hal_open (termios2)
  *   crc         CRC-16/CCITT-FALSE check value and the fault-string parser
+ *   sim_board   VMGPU_DEVICE=sim-board: the board RTL behind a pty; registers, a 16 KiB burst
+ *               and the link's speed against the model's UART rate, the core's map/copy/fault
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -29,6 +31,10 @@
 #include "vmgpu/core.h"
 #include "vmgpu/regs.h"
 #include "vmgpu_hal.h"
+
+#ifndef VMGPU_SIM_BOARD_DIV
+#define VMGPU_SIM_BOARD_DIV 8
+#endif
 
 static fake_bridge *g_fake;
 
@@ -351,6 +357,50 @@ static int t_serial_pty(void) {
     return hal_summary("serial_pty");
 }
 
+/* The board's RTL in Verilator behind a pty (VMGPU_DEVICE=sim-board): registers, bursts, and
+ * the link's speed against the model's UART bit rate. */
+static int t_sim_board(void) {
+    char err[512];
+    double t0 = now_s();
+    vmgpu_hal *h = vmgpu_hal_open("sim-board", err, sizeof err);
+    REQUIRE(h, "open sim-board: %s", err);
+    printf("sim-board opened in %.2f s\n", now_s() - t0);
+    CHECK(!strcmp(h->ops->name, "sim-board"), "backend %s", h->ops->name);
+    uint32_t v = 0;
+    CHECK(vmgpu_reg_read(h, VMGPU_REG_ID, &v) == 0 && v == VMGPU_ID_MAGIC, "ID 0x%08x", v);
+    for (uint32_t i = 0; i < 20; ++i) {
+        uint32_t w = rnd();
+        CHECK(vmgpu_reg_write(h, VMGPU_REG_SCRATCH, w) == 0 &&
+                  vmgpu_reg_read(h, VMGPU_REG_SCRATCH, &v) == 0 && v == w,
+              "SCRATCH %u: 0x%08x want 0x%08x", i, v, w);
+    }
+    enum { N = 4096 };
+    static uint32_t out[N], in[N];
+    for (int i = 0; i < N; ++i) out[i] = rnd();
+    uint32_t c0 = 0, c1 = 0;
+    vmgpu_reg_read(h, VMGPU_REG_CYCLE_LO, &c0);
+    t0 = now_s();
+    int rc = vmgpu_mem_write(h, 0x4000, out, N);
+    rc |= vmgpu_mem_read(h, 0x4000, in, N);
+    double dt = now_s() - t0;
+    vmgpu_reg_read(h, VMGPU_REG_CYCLE_LO, &c1);
+    CHECK(rc == 0 && !memcmp(in, out, sizeof out), "16 KiB written and read back equal (%s)",
+          vmgpu_hal_last_error(h));
+    double cps = (double)(uint32_t)(c1 - c0) / dt;
+    double line_Bps = cps / VMGPU_SIM_BOARD_DIV / 10.0;
+    double pay = 2.0 * N * 4 / dt;
+    printf("link_payload_bytes_per_second %.0f (model %.0f cycles/s, UART %.0f bit/s, ratio %.3f)\n",
+           pay, cps, cps / VMGPU_SIM_BOARD_DIV, pay / line_Bps);
+    /* The driver core's basic operations over the board RTL: map, host -> device -> host
+     * through the host port (every word a HOST_READ/HOST_WRITE frame), a fault. */
+    t0 = now_s();
+    core_copy(h, 4096 + 100, "sim-board");
+    printf("core on sim-board: map, %u bytes host -> device -> host, a fault: %.2f s\n",
+           4096 + 100, now_s() - t0);
+    vmgpu_hal_close(h);
+    return hal_summary("sim_board");
+}
+
 int main(int argc, char **argv) {
     const char *c = argc > 1 ? argv[1] : "";
     if (!strcmp(c, "crc")) return t_crc();
@@ -360,6 +410,7 @@ int main(int argc, char **argv) {
     if (!strcmp(c, "dead_peer")) return t_dead_peer();
     if (!strcmp(c, "faults")) return t_faults();
     if (!strcmp(c, "serial_pty")) return t_serial_pty();
+    if (!strcmp(c, "sim_board")) return t_sim_board();
     printf("usage: %s crc|basic|bursts|host_port|dead_peer|faults|serial_pty\n", argv[0]);
     return 2;
 }
