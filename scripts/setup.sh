@@ -19,7 +19,8 @@ tools=(
 # ocl-icd-opencl-dev, opencl-headers: the OpenCL ICD loader (libOpenCL) and the Khronos headers
 # sw/opencl is built against; clinfo lists the platforms (a test); pocl-opencl-icd is the second
 # opinion the OpenCL tests are compared with.
-libs=(zlib1g-dev ocl-icd-opencl-dev opencl-headers clinfo pocl-opencl-icd)
+# libftdi1-dev: the ftdi backend (VMGPU_DEVICE=ftdi) talks to the ULX3S's FT231X through libftdi1.
+libs=(zlib1g-dev ocl-icd-opencl-dev opencl-headers clinfo pocl-opencl-icd libftdi1-dev)
 
 missing=()
 for entry in "${tools[@]}"; do

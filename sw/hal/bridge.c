@@ -408,13 +408,14 @@ static int xfer(bridge *b, uint8_t type, const uint8_t *payload, size_t len, siz
                 continue;
             }
             if (ans->type != (uint8_t)(type | BRIDGE_ANSWER)) return XFER_WRONG_TYPE;
-            if (ans->len != ans_len)
-                return fail(b, VMGPU_HAL_EIO, "%s (SEQ %u): answer of %u bytes, expected %zu",
-                            what, seq, ans->len, ans_len);
-            if (ans->payload[0] != 0)
+            /* An error answer carries the status byte alone. */
+            if (ans->len >= 1 && ans->payload[0] != 0)
                 return fail(b, VMGPU_HAL_EIO, "%s (SEQ %u): the bridge refused it (status %u: %s)",
                             what, seq, ans->payload[0],
                             ans->payload[0] == 1 ? "bad type" : "bad length or count");
+            if (ans->len != ans_len)
+                return fail(b, VMGPU_HAL_EIO, "%s (SEQ %u): answer of %u bytes, expected %zu",
+                            what, seq, ans->len, ans_len);
             ++b->st.requests;
             if (t == 0 && ++b->clean_run >= 16 && b->st.burst_words < BRIDGE_MAX_WORDS) {
                 b->st.burst_words *= 2;
