@@ -9,11 +9,14 @@
  * application's row pitch, so mapping it returns host_ptr + origin and that pitch, and moves
  * nothing.
  *
- * Only CL_MEM_OBJECT_IMAGE2D exists. The formats are the embedded profile's minimum list for
- * 2D images (CL_RGBA with ten channel types) plus a few single-channel ones. No kernel reads
- * or writes images (the built-in kernels take buffers), so samplers are plain objects that
- * hold their three properties: the spec requires clCreateSampler to work on a device with
- * image support.
+ * Image types: 1D, 1D array, 2D, 2D array and 3D (not 1D image buffers). Every type is a box
+ * of width x height x depth pixels with a row step and a slice step (cl_internal.h), which
+ * the API's origin/region address directly once the per-type rules (origin[1..2] = 0 and
+ * region[1..2] = 1 where a type has no such dimension) are checked; device work is one 2D
+ * DMA per slice. The formats are the embedded profile's minimum list (CL_RGBA with ten
+ * channel types) plus a few single-channel ones, for every type. No kernel reads or writes
+ * images (the built-in kernels take buffers), so samplers are plain objects that hold their
+ * three properties: the spec requires clCreateSampler to work on a device with image support.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -22,7 +25,9 @@
 
 #include "cl_internal.h"
 
-#define IMAGE2D_MAX 2048u  /* the 1.2 embedded profile's minimum for width and height */
+#define IMAGE2D_MAX 2048u    /* the 1.2 embedded profile's minimum for width and height (also 1D) */
+#define IMAGE3D_MAX 2048u    /* the full profile's minimum; 3D is optional in the embedded one */
+#define IMAGE_ARRAY_MAX 256u /* CL_DEVICE_IMAGE_MAX_ARRAY_SIZE, the 1.2 minimum */
 
 static const cl_image_format k_formats[] = {
     {CL_RGBA, CL_UNORM_INT8},     {CL_RGBA, CL_UNORM_INT16},    {CL_RGBA, CL_SIGNED_INT8},
@@ -60,7 +65,12 @@ static int supported(const cl_image_format *f)
 
 static size_t nchannels(cl_channel_order o) { return o == CL_RGBA ? 4 : 1; }
 
-static int is_image(cl_mem m) { return vcl_valid(m, VCL_MEM) && m->type == CL_MEM_OBJECT_IMAGE2D; }
+static int is_image(cl_mem m) { return vcl_valid(m, VCL_MEM) && m->type != CL_MEM_OBJECT_BUFFER; }
+
+static int has_slice_pitch(cl_mem_object_type t)
+{
+    return t == CL_MEM_OBJECT_IMAGE1D_ARRAY || t == CL_MEM_OBJECT_IMAGE2D_ARRAY || t == CL_MEM_OBJECT_IMAGE3D;
+}
 
 /* ---------------------------------------------------------------- queries */
 
@@ -76,8 +86,8 @@ cl_int CL_API_CALL vcl_GetSupportedImageFormats(cl_context c, cl_mem_flags f, cl
              t != CL_MEM_OBJECT_IMAGE2D_ARRAY && t != CL_MEM_OBJECT_IMAGE3D)
         rc = CL_INVALID_VALUE;
     else {
-        /* Only 2D images exist; the other types have no format (docs/opencl.md). */
-        cl_uint have = t == CL_MEM_OBJECT_IMAGE2D ? (cl_uint)NFORMATS : 0;
+        /* 1D image buffers do not exist: no format for them (docs/opencl.md). */
+        cl_uint have = t == CL_MEM_OBJECT_IMAGE1D_BUFFER ? 0 : (cl_uint)NFORMATS;
         for (cl_uint i = 0; fmts && i < n && i < have; i++) fmts[i] = k_formats[i];
         if (nf) *nf = have;
     }
@@ -97,11 +107,20 @@ cl_int CL_API_CALL vcl_GetImageInfo(cl_mem m, cl_image_info p, size_t s, void *v
     case CL_IMAGE_FORMAT: rc = vcl_info_out(&m->fmt, sizeof m->fmt, s, v, r); break;
     case CL_IMAGE_ELEMENT_SIZE: rc = vcl_info_out(&m->elem, sizeof m->elem, s, v, r); break;
     case CL_IMAGE_ROW_PITCH: rc = vcl_info_out(&m->row_pitch, sizeof m->row_pitch, s, v, r); break;
+    case CL_IMAGE_SLICE_PITCH: rc = vcl_info_out(&m->slice_pitch, sizeof m->slice_pitch, s, v, r); break;
     case CL_IMAGE_WIDTH: rc = vcl_info_out(&m->width, sizeof m->width, s, v, r); break;
-    case CL_IMAGE_HEIGHT: rc = vcl_info_out(&m->height, sizeof m->height, s, v, r); break;
-    case CL_IMAGE_SLICE_PITCH:   /* 0 for a 2D image */
+    case CL_IMAGE_HEIGHT:  /* 0 for the 1D types (a 1D array keeps its layers as rows) */
+        z = (m->type == CL_MEM_OBJECT_IMAGE1D || m->type == CL_MEM_OBJECT_IMAGE1D_ARRAY) ? 0 : m->height;
+        rc = vcl_info_out(&z, sizeof z, s, v, r);
+        break;
     case CL_IMAGE_DEPTH:
-    case CL_IMAGE_ARRAY_SIZE: z = 0; rc = vcl_info_out(&z, sizeof z, s, v, r); break;
+        z = m->type == CL_MEM_OBJECT_IMAGE3D ? m->depth : 0;
+        rc = vcl_info_out(&z, sizeof z, s, v, r);
+        break;
+    case CL_IMAGE_ARRAY_SIZE:
+        z = m->type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? m->height : m->type == CL_MEM_OBJECT_IMAGE2D_ARRAY ? m->depth : 0;
+        rc = vcl_info_out(&z, sizeof z, s, v, r);
+        break;
     case CL_IMAGE_BUFFER: rc = vcl_info_out(&ptr, sizeof ptr, s, v, r); break;
     case CL_IMAGE_NUM_MIP_LEVELS:
     case CL_IMAGE_NUM_SAMPLES: rc = vcl_info_out(&u, sizeof u, s, v, r); break;
@@ -127,38 +146,61 @@ cl_mem CL_API_CALL vcl_CreateImage(cl_context c, cl_mem_flags flags, const cl_im
         goto out;
     }
     if (!d) { err = CL_INVALID_IMAGE_DESCRIPTOR; goto out; }
+    /* The box: width x h x dd pixels; which desc fields count depends on the type. */
+    size_t w = d->image_width, h = 1, dd = 1, maxw = IMAGE2D_MAX, maxh = IMAGE2D_MAX, maxd = 1;
     switch (d->image_type) {
-    case CL_MEM_OBJECT_IMAGE2D: break;
-    case CL_MEM_OBJECT_IMAGE1D: case CL_MEM_OBJECT_IMAGE1D_BUFFER: case CL_MEM_OBJECT_IMAGE1D_ARRAY:
-    case CL_MEM_OBJECT_IMAGE2D_ARRAY: case CL_MEM_OBJECT_IMAGE3D:
-        /* Valid types without a supported format (clGetSupportedImageFormats lists none). */
+    case CL_MEM_OBJECT_IMAGE1D: break;
+    case CL_MEM_OBJECT_IMAGE1D_ARRAY: h = d->image_array_size; maxh = IMAGE_ARRAY_MAX; break;
+    case CL_MEM_OBJECT_IMAGE2D: h = d->image_height; break;
+    case CL_MEM_OBJECT_IMAGE2D_ARRAY: h = d->image_height; dd = d->image_array_size; maxd = IMAGE_ARRAY_MAX; break;
+    case CL_MEM_OBJECT_IMAGE3D:
+        h = d->image_height;
+        dd = d->image_depth;
+        maxw = maxh = maxd = IMAGE3D_MAX;
+        if (dd == 1) { err = CL_INVALID_IMAGE_DESCRIPTOR; goto out; }  /* a 3D image has depth > 1 */
+        break;
+    case CL_MEM_OBJECT_IMAGE1D_BUFFER:
+        /* A valid type without a supported format (clGetSupportedImageFormats lists none). */
         err = CL_IMAGE_FORMAT_NOT_SUPPORTED;
         goto out;
     default: err = CL_INVALID_IMAGE_DESCRIPTOR; goto out;
     }
-    if (d->image_width == 0 || d->image_height == 0 || d->num_mip_levels || d->num_samples ||
-        d->buffer || (d->image_row_pitch && !host)) {
+    int sliced = has_slice_pitch(d->image_type);
+    if (w == 0 || h == 0 || dd == 0 || d->num_mip_levels || d->num_samples || d->buffer ||
+        ((d->image_row_pitch || d->image_slice_pitch) && !host) || (!sliced && d->image_slice_pitch)) {
         err = CL_INVALID_IMAGE_DESCRIPTOR;
         goto out;
     }
     if (!supported(fmt)) { err = CL_IMAGE_FORMAT_NOT_SUPPORTED; goto out; }
     elem = channel_bytes(fmt->image_channel_data_type) * nchannels(fmt->image_channel_order);
-    pitch = d->image_row_pitch ? d->image_row_pitch : d->image_width * elem;
-    if (pitch < d->image_width * elem || pitch % elem) { err = CL_INVALID_IMAGE_DESCRIPTOR; goto out; }
-    if (d->image_width > IMAGE2D_MAX || d->image_height > IMAGE2D_MAX) { err = CL_INVALID_IMAGE_SIZE; goto out; }
+    pitch = d->image_row_pitch ? d->image_row_pitch : w * elem;
+    if (pitch < w * elem || pitch % elem) { err = CL_INVALID_IMAGE_DESCRIPTOR; goto out; }
+    /* Slice pitch: per 2D slice (2D array, 3D) or per 1D layer (1D array). */
+    size_t slice_min = d->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? pitch : pitch * h;
+    size_t spitch = d->image_slice_pitch ? d->image_slice_pitch : slice_min;
+    if (sliced && (spitch < slice_min || spitch % pitch)) { err = CL_INVALID_IMAGE_DESCRIPTOR; goto out; }
+    if (w > maxw || h > maxh || dd > maxd) { err = CL_INVALID_IMAGE_SIZE; goto out; }
     int wants_ptr = (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) != 0;
     if (wants_ptr != (host != NULL)) { err = CL_INVALID_HOST_PTR; goto out; }
-    /* Device-side copies use a tight pitch; only zero copy keeps the application's. */
-    size_t dpitch = (flags & CL_MEM_USE_HOST_PTR) ? pitch : d->image_width * elem;
-    size = dpitch * d->image_height;
+    /* Device-side copies use tight pitches; only zero copy keeps the application's. */
+    int zc = (flags & CL_MEM_USE_HOST_PTR) != 0;
+    size_t dpitch = zc ? pitch : w * elem;
+    size_t dslice = zc ? spitch : (d->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? dpitch : dpitch * h);
+    size_t rstep = d->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? dslice : dpitch;
+    size_t sstep = d->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? dslice * h : d->image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY || d->image_type == CL_MEM_OBJECT_IMAGE3D ? dslice : dpitch * h;
+    size = sstep * dd;
     if (size > vcl_max_alloc()) { err = CL_MEM_OBJECT_ALLOCATION_FAILURE; goto out; }
     m = vcl_mem_new(c, flags, size);
     if (!m) { err = CL_OUT_OF_HOST_MEMORY; goto out; }
-    m->type = CL_MEM_OBJECT_IMAGE2D;
+    m->type = d->image_type;
     m->fmt = *fmt;
-    m->width = d->image_width;
-    m->height = d->image_height;
+    m->width = w;
+    m->height = h;
+    m->depth = dd;
     m->row_pitch = dpitch;
+    m->slice_pitch = sliced ? dslice : 0;
+    m->rstep = rstep;
+    m->sstep = sstep;
     m->elem = elem;
     int rc;
     if (flags & CL_MEM_USE_HOST_PTR) {
@@ -176,12 +218,16 @@ cl_mem CL_API_CALL vcl_CreateImage(cl_context c, cl_mem_flags flags, const cl_im
     } else {
         rc = vcl_map_device(c, size, m);
     }
-    /* COPY_HOST_PTR: the application's rows (its pitch) into ours. */
-    for (size_t y = 0; !rc && (flags & CL_MEM_COPY_HOST_PTR) && y < m->height; y++) {
-        const uint8_t *src = (const uint8_t *)host + y * pitch;
-        if (m->zero_copy) memcpy(m->host + y * dpitch, src, m->width * elem);
-        else rc = vmgpu_phys_write(vcl_dev, m->pa + (uint32_t)(y * dpitch), src, m->width * elem);
-    }
+    /* COPY_HOST_PTR: the application's rows (its pitches) into ours. */
+    size_t hrstep = d->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? spitch : pitch;
+    size_t hsstep = d->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? spitch * h : sliced ? spitch : pitch * h;
+    for (size_t z = 0; !rc && (flags & CL_MEM_COPY_HOST_PTR) && z < dd; z++)
+        for (size_t y = 0; !rc && y < h; y++) {
+            const uint8_t *src = (const uint8_t *)host + z * hsstep + y * hrstep;
+            size_t o = z * sstep + y * rstep;
+            if (m->zero_copy) memcpy(m->host + o, src, w * elem);
+            else rc = vmgpu_phys_write(vcl_dev, m->pa + (uint32_t)o, src, w * elem);
+        }
     if (!rc && vcl_kernel_access(flags) != (VMGPU_MAP_READ | VMGPU_MAP_WRITE)) rc = vcl_kview_make(m, m, 0, size);
     if (rc) {
         vcl_storage_free(m);
@@ -192,8 +238,9 @@ cl_mem CL_API_CALL vcl_CreateImage(cl_context c, cl_mem_flags flags, const cl_im
     }
     c->attached++;
     vcl_register(m, VCL_MEM);
-    vcl_trace("image %p: %zux%zu, %zu bytes per pixel, row pitch %zu, %s", (void *)m, m->width,
-              m->height, elem, dpitch, m->zero_copy ? "zero copy" : "device memory");
+    vcl_trace("image %p: %zux%zux%zu, %zu bytes per pixel, row pitch %zu, slice pitch %zu, %s", (void *)m,
+              m->width, m->height, m->depth, elem, m->row_pitch, m->slice_pitch,
+              m->zero_copy ? "zero copy" : "device memory");
 out:
     vcl_leave();
     if (errcode_ret) *errcode_ret = err;
@@ -237,15 +284,33 @@ static cl_int check_q_image(cl_command_queue q, cl_mem m)
     return CL_SUCCESS;
 }
 
-/* A 2D image's origin/region: origin[2] 0, region[2] 1, nonzero, inside the image. */
+/* origin/region of an image: nonzero, inside the box, and 0 / 1 in the dimensions its type
+ * lacks (1D: y and z; 1D array and 2D: z). */
 static cl_int check_region(cl_mem m, const size_t *o, const size_t *r)
 {
-    if (!o || !r || r[0] == 0 || r[1] == 0 || r[2] != 1 || o[2] != 0) return CL_INVALID_VALUE;
-    if (vcl_out_of(o[0], r[0], m->width) || vcl_out_of(o[1], r[1], m->height)) return CL_INVALID_VALUE;
+    if (!o || !r || r[0] == 0 || r[1] == 0 || r[2] == 0) return CL_INVALID_VALUE;
+    if (m->type == CL_MEM_OBJECT_IMAGE1D && (o[1] || r[1] != 1)) return CL_INVALID_VALUE;
+    if ((m->type == CL_MEM_OBJECT_IMAGE1D || m->type == CL_MEM_OBJECT_IMAGE1D_ARRAY ||
+         m->type == CL_MEM_OBJECT_IMAGE2D) && (o[2] || r[2] != 1))
+        return CL_INVALID_VALUE;
+    if (vcl_out_of(o[0], r[0], m->width) || vcl_out_of(o[1], r[1], m->height) || vcl_out_of(o[2], r[2], m->depth))
+        return CL_INVALID_VALUE;
     return CL_SUCCESS;
 }
 
-static size_t pix_off(cl_mem m, const size_t *o) { return o[1] * m->row_pitch + o[0] * m->elem; }
+static size_t pix_off(cl_mem m, const size_t *o) { return o[2] * m->sstep + o[1] * m->rstep + o[0] * m->elem; }
+
+int vcl_image_copy_box(cl_command_queue q, cl_mem m, uint32_t dst, uint32_t src, size_t off, size_t row_bytes,
+                       size_t rows, size_t slices)
+{
+    int rc = VMGPU_OK;
+    for (size_t z = 0; z < slices && !rc; z++) {
+        uint32_t o = (uint32_t)(off + z * m->sstep);
+        rc = vmgpu_cmd_copy_2d(q->s, dst + o, (uint32_t)m->rstep, src + o, (uint32_t)m->rstep, (uint32_t)row_bytes,
+                               (uint32_t)rows);
+    }
+    return rc;
+}
 
 static cl_int host_access(cl_mem m, int write)
 {
@@ -263,9 +328,19 @@ static cl_int rw_image(cl_command_queue q, cl_mem m, cl_bool blocking, const siz
     cl_int rc = check_q_image(q, m);
     if (!rc) rc = check_region(m, o, r);
     if (!rc && !(write ? cptr : ptr)) rc = CL_INVALID_VALUE;
-    if (!rc && rp == 0) rp = r[0] * m->elem;
-    /* A 2D image has no slices: the spec asks for a slice pitch of 0. */
-    if (!rc && (rp < r[0] * m->elem || sp != 0)) rc = CL_INVALID_VALUE;
+    /* Host layout: rows of rp bytes; slice_pitch spaces the layers of a 1D array and the
+     * slices of a 2D array or 3D image, and must be 0 for 1D and 2D images. */
+    size_t hr = 0, hs = 0;
+    if (!rc) {
+        if (rp == 0) rp = r[0] * m->elem;
+        int one_d_array = m->type == CL_MEM_OBJECT_IMAGE1D_ARRAY;
+        if (sp == 0) sp = has_slice_pitch(m->type) ? (one_d_array ? rp : rp * r[1]) : 0;
+        if (rp < r[0] * m->elem || (!has_slice_pitch(m->type) && sp) ||
+            (has_slice_pitch(m->type) && sp < (one_d_array ? rp : rp * r[1])))
+            rc = CL_INVALID_VALUE;
+        hr = one_d_array ? sp : rp;
+        hs = one_d_array ? sp * r[1] : sp;
+    }
     if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
     if (!rc) rc = host_access(m, write);
     if (!rc) {
@@ -275,7 +350,9 @@ static cl_int rw_image(cl_command_queue q, cl_mem m, cl_bool blocking, const siz
             c->off[0] = pix_off(m, o);
             c->region[0] = r[0] * m->elem;
             c->region[1] = r[1];
-            c->pitch[2] = rp;
+            c->region[2] = r[2];
+            c->pitch[2] = hr;
+            c->pitch[3] = hs;
             c->ptr = ptr;
             c->cptr = cptr;
             rc = vcl_submit(q, c, write ? CL_COMMAND_WRITE_IMAGE : CL_COMMAND_READ_IMAGE, nw, w, e, blocking);
@@ -299,9 +376,10 @@ cl_int CL_API_CALL vcl_EnqueueWriteImage(cl_command_queue q, cl_mem m, cl_bool b
     return rw_image(q, m, b, o, r, rp, sp, NULL, p, n, w, e, 1);
 }
 
-/* Copies between images and buffers are OP_COPY_RECT: byte origins, pitches, one slice. */
-static cl_int submit_copy(cl_command_queue q, cl_mem src, cl_mem dst, size_t soff, size_t spitch,
-                          size_t doff, size_t dpitch, size_t row_bytes, size_t rows,
+/* Copies between images and buffers are OP_COPY_RECT: byte origins, row and slice steps
+ * per side, one 2D DMA per slice. */
+static cl_int submit_copy(cl_command_queue q, cl_mem src, cl_mem dst, size_t soff, size_t srow, size_t sslice,
+                          size_t doff, size_t drow, size_t dslice, size_t row_bytes, size_t rows, size_t slices,
                           cl_command_type type, cl_uint nw, const cl_event *w, cl_event *e)
 {
     vcl_cmd *c = vcl_cmd_new(OP_COPY_RECT, src, dst);
@@ -310,11 +388,11 @@ static cl_int submit_copy(cl_command_queue q, cl_mem src, cl_mem dst, size_t sof
     c->o[1][0] = doff;
     c->region[0] = row_bytes;
     c->region[1] = rows;
-    c->region[2] = 1;
-    c->pitch[0] = spitch;
-    c->pitch[1] = spitch * rows;
-    c->pitch[2] = dpitch;
-    c->pitch[3] = dpitch * rows;
+    c->region[2] = slices;
+    c->pitch[0] = srow;
+    c->pitch[1] = sslice;
+    c->pitch[2] = drow;
+    c->pitch[3] = dslice;
     return vcl_submit(q, c, type, nw, w, e, 0);
 }
 
@@ -333,11 +411,11 @@ cl_int CL_API_CALL vcl_EnqueueCopyImage(cl_command_queue q, cl_mem a, cl_mem b, 
     if (!rc) rc = check_region(b, o2, r);
     if (!rc) rc = vcl_check_wait_list(q->ctx, n, w);
     if (!rc && a == b && o1[0] < o2[0] + r[0] && o2[0] < o1[0] + r[0] && o1[1] < o2[1] + r[1] &&
-        o2[1] < o1[1] + r[1])
+        o2[1] < o1[1] + r[1] && o1[2] < o2[2] + r[2] && o2[2] < o1[2] + r[2])
         rc = CL_MEM_COPY_OVERLAP;
     if (!rc)
-        rc = submit_copy(q, a, b, pix_off(a, o1), a->row_pitch, pix_off(b, o2), b->row_pitch,
-                         r[0] * a->elem, r[1], CL_COMMAND_COPY_IMAGE, n, w, e);
+        rc = submit_copy(q, a, b, pix_off(a, o1), a->rstep, a->sstep, pix_off(b, o2), b->rstep, b->sstep,
+                         r[0] * a->elem, r[1], r[2], CL_COMMAND_COPY_IMAGE, n, w, e);
     vcl_leave();
     return rc;
 }
@@ -359,12 +437,12 @@ cl_int CL_API_CALL vcl_EnqueueCopyImageToBuffer(cl_command_queue q, cl_mem a, cl
     cl_int rc = check_q_image(q, a);
     if (!rc) rc = check_buffer(q, b);
     if (!rc) rc = check_region(a, o, r);
-    if (!rc && vcl_out_of(off, r[0] * r[1] * a->elem, b->size)) rc = CL_INVALID_VALUE;
+    if (!rc && vcl_out_of(off, r[0] * r[1] * r[2] * a->elem, b->size)) rc = CL_INVALID_VALUE;
     if (!rc) rc = vcl_check_wait_list(q->ctx, n, w);
     if (!rc && misaligned(b)) rc = CL_MISALIGNED_SUB_BUFFER_OFFSET;
     if (!rc)
-        rc = submit_copy(q, a, b, pix_off(a, o), a->row_pitch, off, r[0] * a->elem, r[0] * a->elem,
-                         r[1], CL_COMMAND_COPY_IMAGE_TO_BUFFER, n, w, e);
+        rc = submit_copy(q, a, b, pix_off(a, o), a->rstep, a->sstep, off, r[0] * a->elem, r[0] * r[1] * a->elem,
+                         r[0] * a->elem, r[1], r[2], CL_COMMAND_COPY_IMAGE_TO_BUFFER, n, w, e);
     vcl_leave();
     return rc;
 }
@@ -379,12 +457,12 @@ cl_int CL_API_CALL vcl_EnqueueCopyBufferToImage(cl_command_queue q, cl_mem a, cl
     if (!rc && !is_image(b)) rc = CL_INVALID_MEM_OBJECT;
     if (!rc && b->ctx != q->ctx) rc = CL_INVALID_CONTEXT;
     if (!rc) rc = check_region(b, o, r);
-    if (!rc && vcl_out_of(off, r[0] * r[1] * b->elem, a->size)) rc = CL_INVALID_VALUE;
+    if (!rc && vcl_out_of(off, r[0] * r[1] * r[2] * b->elem, a->size)) rc = CL_INVALID_VALUE;
     if (!rc) rc = vcl_check_wait_list(q->ctx, n, w);
     if (!rc && misaligned(a)) rc = CL_MISALIGNED_SUB_BUFFER_OFFSET;
     if (!rc)
-        rc = submit_copy(q, a, b, off, r[0] * b->elem, pix_off(b, o), b->row_pitch, r[0] * b->elem,
-                         r[1], CL_COMMAND_COPY_BUFFER_TO_IMAGE, n, w, e);
+        rc = submit_copy(q, a, b, off, r[0] * b->elem, r[0] * r[1] * b->elem, pix_off(b, o), b->rstep, b->sstep,
+                         r[0] * b->elem, r[1], r[2], CL_COMMAND_COPY_BUFFER_TO_IMAGE, n, w, e);
     vcl_leave();
     return rc;
 }
@@ -465,6 +543,7 @@ cl_int CL_API_CALL vcl_EnqueueFillImage(cl_command_queue q, cl_mem m, const void
             c->off[0] = pix_off(m, o);
             c->region[0] = r[0] * m->elem;
             c->region[1] = r[1];
+            c->region[2] = r[2];
             rc = vcl_submit(q, c, CL_COMMAND_FILL_IMAGE, n, w, e, 0);
         }
     }
@@ -481,7 +560,7 @@ void *CL_API_CALL vcl_EnqueueMapImage(cl_command_queue q, cl_mem m, cl_bool bloc
     const cl_map_flags known = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
     cl_int rc = check_q_image(q, m);
     if (!rc) rc = check_region(m, o, r);
-    if (!rc && (!rp || (flags & ~known) ||
+    if (!rc && (!rp || (!sp && has_slice_pitch(m->type)) || (flags & ~known) ||
                 ((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE)))))
         rc = CL_INVALID_VALUE;
     if (!rc) rc = vcl_check_wait_list(q->ctx, nw, w);
@@ -499,6 +578,7 @@ void *CL_API_CALL vcl_EnqueueMapImage(cl_command_queue q, cl_mem m, cl_bool bloc
         x->off = off;
         x->row_bytes = r[0] * m->elem;
         x->rows = r[1];
+        x->slices = r[2];
         x->flags = flags;
         x->next = m->maps;
         m->maps = x;
@@ -509,9 +589,10 @@ void *CL_API_CALL vcl_EnqueueMapImage(cl_command_queue q, cl_mem m, cl_bool bloc
             c->off[0] = off;
             c->region[0] = x->row_bytes;
             c->region[1] = x->rows;
+            c->region[2] = x->slices;
             c->map_flags = flags;
-            vcl_trace("map image %p origin (%zu,%zu) region %zux%zu flags 0x%x: %s, row pitch %zu",
-                      (void *)m, o[0], o[1], r[0], r[1], (unsigned)flags,
+            vcl_trace("map image %p origin (%zu,%zu,%zu) region %zux%zux%zu flags 0x%x: %s, row pitch %zu",
+                      (void *)m, o[0], o[1], o[2], r[0], r[1], r[2], (unsigned)flags,
                       m->zero_copy ? "zero copy (host memory in place)"
                       : (flags & CL_MAP_WRITE_INVALIDATE_REGION) ? "staging, no read-back (invalidate)"
                                                                  : "staging, 2D DMA device -> host",
@@ -525,7 +606,7 @@ void *CL_API_CALL vcl_EnqueueMapImage(cl_command_queue q, cl_mem m, cl_bool bloc
             ptr = NULL;
         } else {
             *rp = m->row_pitch;
-            if (sp) *sp = 0;
+            if (sp) *sp = m->slice_pitch;
         }
     }
     vcl_leave();
@@ -538,52 +619,59 @@ int vcl_run_image_cmd(cl_command_queue q, vcl_cmd *c, prof *p)
 {
     cl_mem m = c->mem[0];
     cl_event e = c->ev;
-    uint32_t pitch = (uint32_t)m->row_pitch, w = (uint32_t)c->region[0], h = (uint32_t)c->region[1];
-    uint32_t off = (uint32_t)c->off[0];
+    uint32_t rs = (uint32_t)m->rstep, w = (uint32_t)c->region[0], h = (uint32_t)c->region[1];
+    size_t nz = c->region[2], off = c->off[0];
     int rc = VMGPU_OK;
     if (c->op == OP_IMG_FILL) {
         rc = vcl_dev_begin(q, p);
         if (rc) return rc;
         size_t ps = c->pattern_size;
-        int r2;
+        int r2 = VMGPU_OK;
         if (ps <= 4) {
             uint32_t pat = 0;
             memcpy(&pat, c->pattern, ps);
-            r2 = vmgpu_cmd_fill_2d(q->s, m->va + off, pitch, w, h, pat, (unsigned)ps);
+            for (size_t z = 0; z < nz && !r2; z++)
+                r2 = vmgpu_cmd_fill_2d(q->s, m->va + (uint32_t)(off + z * m->sstep), rs, w, h, pat, (unsigned)ps);
         } else {
             /* 8- and 16-byte pixels: the first row written by the host, then copied to every
-             * other row by one 2D DMA whose source pitch is 0 (the same row again). */
+             * other row by 2D DMAs whose source pitch is 0 (the same row again). */
             uint8_t *row = malloc(w);
             if (!row) return VMGPU_ERR_NOMEM;
             for (uint32_t x = 0; x < w; x += (uint32_t)ps) memcpy(row + x, c->pattern, ps);
             r2 = vcl_host_write(q, m, off, row, w);
             free(row);
-            if (!r2 && h > 1) r2 = vmgpu_cmd_copy_2d(q->s, m->va + off + pitch, pitch, m->va + off, 0, w, h - 1);
+            for (size_t z = 0; z < nz && !r2; z++) {
+                uint32_t first = z ? 0 : 1;  /* slice 0's first row is the source */
+                if (h > first)
+                    r2 = vmgpu_cmd_copy_2d(q->s, m->va + (uint32_t)(off + z * m->sstep) + first * rs, rs,
+                                           m->va + (uint32_t)off, 0, w, h - first);
+            }
         }
         return vcl_dev_end(q, p, e, r2);
     }
     int write = c->op == OP_IMG_WRITE;
-    size_t hp = c->pitch[2];
-    if (m->zero_copy) {
-        for (uint32_t y = 0; y < h; y++) {
-            uint8_t *img = m->host + off + (size_t)y * pitch;
-            if (write) memcpy(img, (const uint8_t *)c->cptr + y * hp, w);
-            else memcpy((uint8_t *)c->ptr + y * hp, img, w);
-        }
-        return VMGPU_OK;
+    size_t hr = c->pitch[2], hs = c->pitch[3];
+    uint8_t *base = m->zero_copy ? m->host : NULL;
+    if (!base) {
+        /* Device memory: the box goes through the staging copy, one 2D DMA per slice. */
+        if (vcl_staging_ready(m)) return VMGPU_ERR_NOMEM;
+        base = m->staging;
     }
-    /* Device memory: the rectangle goes through the staging copy with one 2D DMA. */
-    if (vcl_staging_ready(m)) return VMGPU_ERR_NOMEM;
-    if (write)
-        for (uint32_t y = 0; y < h; y++)
-            memcpy(m->staging + off + (size_t)y * pitch, (const uint8_t *)c->cptr + y * hp, w);
+    if (write || m->zero_copy)
+        for (size_t z = 0; z < nz; z++)
+            for (uint32_t y = 0; y < h; y++) {
+                uint8_t *img = base + off + z * m->sstep + (size_t)y * rs;
+                if (write) memcpy(img, (const uint8_t *)c->cptr + z * hs + y * hr, w);
+                else memcpy((uint8_t *)c->ptr + z * hs + y * hr, img, w);
+            }
+    if (m->zero_copy) return VMGPU_OK;
     rc = vcl_dev_begin(q, p);
     if (rc) return rc;
-    rc = vcl_dev_end(q, p, e, write ? vmgpu_cmd_copy_2d(q->s, m->va + off, pitch, m->staging_va + off, pitch, w, h)
-                                    : vmgpu_cmd_copy_2d(q->s, m->staging_va + off, pitch, m->va + off, pitch, w, h));
-    if (!rc && !write)
+    rc = vcl_dev_end(q, p, e, write ? vcl_image_copy_box(q, m, m->va, m->staging_va, off, w, h, nz)
+                                    : vcl_image_copy_box(q, m, m->staging_va, m->va, off, w, h, nz));
+    for (size_t z = 0; !rc && !write && z < nz; z++)
         for (uint32_t y = 0; y < h; y++)
-            memcpy((uint8_t *)c->ptr + y * hp, m->staging + off + (size_t)y * pitch, w);
+            memcpy((uint8_t *)c->ptr + z * hs + y * hr, m->staging + off + z * m->sstep + (size_t)y * rs, w);
     return rc;
 }
 

@@ -89,7 +89,7 @@ struct _cl_command_queue {
 typedef struct vcl_mapping {
     void *ptr;
     size_t off, size;                 /* images: byte offset of the origin; size unused */
-    size_t row_bytes, rows;           /* images: the mapped rectangle (0 rows for buffers) */
+    size_t row_bytes, rows, slices;   /* images: the mapped box (0 rows for buffers) */
     cl_map_flags flags;
     struct vcl_mapping *next;
 } vcl_mapping;
@@ -135,9 +135,12 @@ struct _cl_mem {
      * DMA commands (copies, fills, map staging), which the spec lets touch any object. */
     uint32_t kva_base, kva_bytes;     /* 0 when the kernel uses va */
     uint32_t kva;                     /* kernel-view VA of byte 0 */
-    /* Images (type CL_MEM_OBJECT_IMAGE2D): rows of row_pitch bytes, elem bytes per pixel. */
+    /* Images: width x height x depth pixels of elem bytes; pixel (x, y, z) at
+     * z * sstep + y * rstep + x * elem. A 1D array keeps its layers as rows (height = array
+     * size, rstep = its slice pitch); a 2D array its layers as slices. row_pitch and
+     * slice_pitch are what the API reports (slice_pitch 0 for 1D and 2D images). */
     cl_image_format fmt;
-    size_t width, height, row_pitch, elem;
+    size_t width, height, depth, row_pitch, slice_pitch, rstep, sstep, elem;
     /* Maps of this object. */
     vcl_mapping *maps;
     cl_uint map_count;
@@ -289,6 +292,9 @@ VCL_HIDDEN int vcl_host_write(cl_command_queue q, cl_mem m, size_t off, const vo
 VCL_HIDDEN int vcl_check_mem_flags(cl_mem_flags flags);  /* CL_INVALID_VALUE or 0 */
 /* cl_image.c: image commands run by vcl_run_mem_cmd, and the map/unmap copies of images. */
 VCL_HIDDEN int vcl_run_image_cmd(cl_command_queue q, vcl_cmd *c, prof *p);
+/* One 2D DMA per slice of a box of an image between two VAs with the image's layout. */
+VCL_HIDDEN int vcl_image_copy_box(cl_command_queue q, cl_mem m, uint32_t dst, uint32_t src, size_t off,
+                                  size_t row_bytes, size_t rows, size_t slices);
 
 /* cl_program.c */
 VCL_HIDDEN cl_int vcl_run_kernel_cmd(cl_command_queue q, vcl_cmd *c);

@@ -360,7 +360,7 @@ cl_int CL_API_CALL vcl_GetDeviceInfo(cl_device_id d, cl_device_info param, size_
     size_t n = 0;
     const char *s = NULL;
     cl_ulong global = vcl_info.user_bytes;
-    cl_ulong max_alloc = global / 4 > (1u << 20) ? global / 4 : (global < (1u << 20) ? global : 1u << 20);
+    cl_ulong max_alloc = vcl_max_alloc();
 #define U(x) do { v.u = (cl_uint)(x); n = sizeof(cl_uint); } while (0)
 #define UL(x) do { v.ul = (cl_ulong)(x); n = sizeof(cl_ulong); } while (0)
 #define SZ(x) do { v.sz = (size_t)(x); n = sizeof(size_t); } while (0)
@@ -404,12 +404,13 @@ cl_int CL_API_CALL vcl_GetDeviceInfo(cl_device_id d, cl_device_info param, size_
     case CL_DEVICE_MAX_SAMPLERS: U(8); break;
     case CL_DEVICE_IMAGE2D_MAX_WIDTH:
     case CL_DEVICE_IMAGE2D_MAX_HEIGHT: SZ(2048); break;
-    /* No 3D, 1D-buffer or array images: 0 (docs/opencl.md lists this deviation). */
+    /* 3D images (optional in the embedded profile) with the full profile's 2048; arrays with
+     * the 1.2 minimum of 256 layers. No 1D image buffers: 0 (docs/opencl.md lists this). */
     case CL_DEVICE_IMAGE3D_MAX_WIDTH:
     case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
-    case CL_DEVICE_IMAGE3D_MAX_DEPTH:
-    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
-    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: SZ(0); break;
+    case CL_DEVICE_IMAGE3D_MAX_DEPTH: SZ(2048); break;
+    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: SZ(256); break;
+    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE: SZ(0); break;
     /* Five 4-byte arguments, or handles, per built-in kernel. */
     case CL_DEVICE_MAX_PARAMETER_SIZE: SZ(256); break;
     case CL_DEVICE_MEM_BASE_ADDR_ALIGN: U(VCL_BASE_ADDR_ALIGN_BITS); break;

@@ -1200,6 +1200,8 @@ static void t_images(void)
     NOTE("%u 2D formats, all 10 of the embedded profile's CL_RGBA minimum", nf);
     cl_uint n3 = 7;
     OK(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_IMAGE3D, 0, NULL, &n3));
+    CHECK(n3 == nf);
+    OK(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_IMAGE1D_BUFFER, 0, NULL, &n3));
     CHECK(n3 == 0);
     RC(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_BUFFER, 0, NULL, &n3), CL_INVALID_VALUE);
     RC(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_IMAGE2D, 0, fmts, &n3), CL_INVALID_VALUE);
@@ -1412,6 +1414,176 @@ static void t_images(void)
     free(host);
 }
 
+
+/* 1D, 1D array, 2D array and 3D images: the same box machinery with per-type rules. */
+static cl_mem image_nd(cl_mem_flags f, cl_mem_object_type t, size_t w, size_t h, size_t d, size_t n,
+                       size_t rp, size_t sp, void *host, cl_int *err)
+{
+    cl_image_format fmt = {CL_R, CL_UNSIGNED_INT32};
+    cl_image_desc desc;
+    memset(&desc, 0, sizeof desc);
+    desc.image_type = t;
+    desc.image_width = w;
+    desc.image_height = h;
+    desc.image_depth = d;
+    desc.image_array_size = n;
+    desc.image_row_pitch = rp;
+    desc.image_slice_pitch = sp;
+    return clCreateImage(g_ctx, f, &fmt, &desc, host, err);
+}
+
+static void t_images_nd(void)
+{
+    setup(0);
+    cl_int err;
+    /* Each type as a box W x H x D of uint32 pixels: write all with host pitches, read a
+     * sub-box, map a sub-box (row and slice pitch), fill a sub-box. */
+    struct { cl_mem_object_type t; size_t w, h, d; const char *name; } T[] = {
+        {CL_MEM_OBJECT_IMAGE1D, 100, 1, 1, "1D"},
+        {CL_MEM_OBJECT_IMAGE1D_ARRAY, 40, 6, 1, "1D array"},
+        {CL_MEM_OBJECT_IMAGE2D_ARRAY, 24, 10, 5, "2D array"},
+        {CL_MEM_OBJECT_IMAGE3D, 24, 10, 5, "3D"},
+    };
+    for (int k = 0; k < 4; k++) {
+        size_t W = T[k].w, H = T[k].h, D = T[k].d;
+        cl_mem im = image_nd(0, T[k].t, W, T[k].t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? 0 : H,
+                             T[k].t == CL_MEM_OBJECT_IMAGE3D ? D : 0,
+                             T[k].t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? H : T[k].t == CL_MEM_OBJECT_IMAGE2D_ARRAY ? D : 0,
+                             0, 0, NULL, &err);
+        OK(err);
+        size_t v;
+        OK(clGetImageInfo(im, CL_IMAGE_ARRAY_SIZE, sizeof v, &v, NULL));
+        CHECK(v == (T[k].t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? H : T[k].t == CL_MEM_OBJECT_IMAGE2D_ARRAY ? D : 0));
+        OK(clGetImageInfo(im, CL_IMAGE_DEPTH, sizeof v, &v, NULL));
+        CHECK(v == (T[k].t == CL_MEM_OBJECT_IMAGE3D ? D : 0));
+        OK(clGetImageInfo(im, CL_IMAGE_SLICE_PITCH, sizeof v, &v, NULL));
+        size_t want_sp = T[k].t == CL_MEM_OBJECT_IMAGE1D ? 0 : T[k].t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? W * 4 : W * H * 4;
+        CHECK(v == want_sp);
+        /* API region: a 1D array's layers are region[1]. */
+        size_t full[3] = {W, H, D}, o0[3] = {0, 0, 0};
+        size_t hrp = W * 4 + 8, hsp = T[k].t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? hrp : hrp * H + 16;
+        size_t hsl = T[k].t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? hrp : hsp;  /* host bytes per internal row/slice */
+        size_t hrow = T[k].t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? hsp : hrp;
+        size_t total = hsl * D + hrow * H + 64;
+        uint8_t *src = malloc(total), *dst = calloc(1, total);
+        for (size_t i = 0; i < total; i++) src[i] = (uint8_t)(i * 13 + k);
+        size_t rp_arg = hrp, sp_arg = T[k].t == CL_MEM_OBJECT_IMAGE1D ? 0 : hsp;
+        OK(clEnqueueWriteImage(g_q, im, CL_TRUE, o0, full, rp_arg, sp_arg, src, 0, NULL, NULL));
+        OK(clEnqueueReadImage(g_q, im, CL_TRUE, o0, full, rp_arg, sp_arg, dst, 0, NULL, NULL));
+        int ok = 1;
+        for (size_t z = 0; z < D; z++)
+            for (size_t y = 0; y < H; y++)
+                ok &= memcmp(src + z * hsl + y * hrow, dst + z * hsl + y * hrow, W * 4) == 0;
+        CHECK(ok);
+        /* Map a sub-box: pointer arithmetic with the returned pitches. */
+        size_t ob[3] = {2, H > 2 ? 1 : 0, D > 2 ? 1 : 0}, rb[3] = {5, H > 2 ? H - 2 : 1, D > 2 ? D - 2 : 1};
+        size_t rp = 0, sp = 77;
+        uint8_t *p = clEnqueueMapImage(g_q, im, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, ob, rb, &rp, &sp, 0, NULL, NULL, &err);
+        OK(err);
+        CHECK(p && rp == W * 4 && sp == want_sp);
+        if (p) {
+            size_t prow = T[k].t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? sp : rp, pslice = sp;
+            ok = 1;
+            for (size_t z = 0; z < rb[2]; z++)
+                for (size_t y = 0; y < rb[1]; y++)
+                    ok &= memcmp(p + z * pslice + y * prow, src + (z + ob[2]) * hsl + (y + ob[1]) * hrow + ob[0] * 4, rb[0] * 4) == 0;
+            CHECK(ok);
+            ((uint32_t *)p)[0] = 0xdeadbeefu;
+            OK(clEnqueueUnmapMemObject(g_q, im, p, 0, NULL, NULL));
+        }
+        uint32_t px;
+        size_t one[3] = {1, 1, 1};
+        OK(clEnqueueReadImage(g_q, im, CL_TRUE, ob, one, 0, 0, &px, 0, NULL, NULL));
+        CHECK(px == 0xdeadbeefu);
+        /* Fill the sub-box, read everything back. */
+        uint32_t col[4] = {0x12345678u, 0, 0, 0};
+        OK(clEnqueueFillImage(g_q, im, col, ob, rb, 0, NULL, NULL));
+        OK(clEnqueueReadImage(g_q, im, CL_TRUE, o0, full, 0, 0, dst, 0, NULL, NULL));
+        ok = 1;
+        for (size_t z = 0; z < D; z++)
+            for (size_t y = 0; y < H; y++)
+                for (size_t x = 0; x < W; x++) {
+                    int in = x >= ob[0] && x < ob[0] + rb[0] && y >= ob[1] && y < ob[1] + rb[1] && z >= ob[2] && z < ob[2] + rb[2];
+                    uint32_t got, want;
+                    memcpy(&got, dst + ((z * H + y) * W + x) * 4, 4);
+                    memcpy(&want, src + z * hsl + y * hrow + x * 4, 4);
+                    ok &= got == (in ? 0x12345678u : want);
+                }
+        CHECK(ok);
+        NOTE("%s image %zux%zux%zu: write/read with host pitches, map (row pitch %zu, slice pitch %zu), fill", T[k].name, W, H, D, rp, sp);
+        free(src);
+        free(dst);
+        OK(clReleaseMemObject(im));
+    }
+
+    /* 3D <-> 2D copies and 3D -> buffer. */
+    uint32_t vol[4 * 3 * 2], back[24];
+    for (int i = 0; i < 24; i++) vol[i] = 1000u + (uint32_t)i;
+    cl_mem v3 = image_nd(CL_MEM_COPY_HOST_PTR, CL_MEM_OBJECT_IMAGE3D, 4, 3, 2, 0, 0, 0, vol, &err);
+    OK(err);
+    cl_image_format fmt = {CL_R, CL_UNSIGNED_INT32};
+    cl_image_desc d2;
+    memset(&d2, 0, sizeof d2);
+    d2.image_type = CL_MEM_OBJECT_IMAGE2D;
+    d2.image_width = 4;
+    d2.image_height = 3;
+    cl_mem i2 = clCreateImage(g_ctx, 0, &fmt, &d2, NULL, &err);
+    OK(err);
+    size_t o1[3] = {0, 0, 1}, o0[3] = {0, 0, 0}, r2[3] = {4, 3, 1}, r3[3] = {4, 3, 2};
+    OK(clEnqueueCopyImage(g_q, v3, i2, o1, o0, r2, 0, NULL, NULL));  /* slice 1 -> the 2D image */
+    OK(clEnqueueReadImage(g_q, i2, CL_TRUE, o0, r2, 0, 0, back, 0, NULL, NULL));
+    CHECK(memcmp(back, vol + 12, 48) == 0);
+    OK(clEnqueueCopyImage(g_q, i2, v3, o0, o0, r2, 0, NULL, NULL));  /* and into slice 0 */
+    OK(clEnqueueReadImage(g_q, v3, CL_TRUE, o0, r2, 0, 0, back, 0, NULL, NULL));
+    CHECK(memcmp(back, vol + 12, 48) == 0);
+    cl_mem bb = buf(0, 256, NULL);
+    OK(clEnqueueCopyImageToBuffer(g_q, v3, bb, o0, r3, 0, 0, NULL, NULL));
+    OK(clEnqueueReadBuffer(g_q, bb, CL_TRUE, 0, 96, back, 0, NULL, NULL));
+    CHECK(memcmp(back, vol + 12, 48) == 0 && memcmp(back + 12, vol + 12, 48) == 0);
+    NOTE("3D slice -> 2D, 2D -> 3D slice, 3D -> buffer copies");
+
+    /* Zero copy 3D with the application's pitches. */
+    uint8_t *host = page_alloc(4096);
+    memset(host, 0, 4096);
+    cl_mem z3 = image_nd(CL_MEM_USE_HOST_PTR, CL_MEM_OBJECT_IMAGE3D, 4, 3, 2, 0, 64, 256, host, &err);
+    OK(err);
+    size_t rp, sp;
+    size_t oz[3] = {1, 2, 1};
+    uint8_t *pz = clEnqueueMapImage(g_q, z3, CL_TRUE, CL_MAP_READ, oz, (size_t[3]){1, 1, 1}, &rp, &sp, 0, NULL, NULL, &err);
+    OK(err);
+    CHECK(pz == host + 256 + 2 * 64 + 4 && rp == 64 && sp == 256);
+    OK(clEnqueueUnmapMemObject(g_q, z3, pz, 0, NULL, NULL));
+    uint32_t seven[4] = {7, 0, 0, 0};
+    OK(clEnqueueFillImage(g_q, z3, seven, o0, r3, 0, NULL, NULL));
+    OK(clFinish(g_q));
+    CHECK(((uint32_t *)host)[0] == 7 && ((uint32_t *)(host + 256 + 128))[3] == 7 && ((uint32_t *)host)[4] == 0);
+    NOTE("USE_HOST_PTR 3D image: map = host_ptr + z*256 + y*64 + x*4, device fill in place");
+
+    /* Per-type rules. */
+    uint32_t tmp[64];
+    cl_mem i1 = image_nd(0, CL_MEM_OBJECT_IMAGE1D, 16, 0, 0, 0, 0, 0, NULL, &err);
+    RC(clEnqueueReadImage(g_q, i1, CL_TRUE, (size_t[3]){0, 1, 0}, (size_t[3]){1, 1, 1}, 0, 0, tmp, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueReadImage(g_q, i1, CL_TRUE, o0, (size_t[3]){4, 2, 1}, 0, 0, tmp, 0, NULL, NULL), CL_INVALID_VALUE);
+    RC(clEnqueueReadImage(g_q, i1, CL_TRUE, o0, (size_t[3]){4, 1, 1}, 0, 16, tmp, 0, NULL, NULL), CL_INVALID_VALUE);
+    cl_mem a1 = image_nd(0, CL_MEM_OBJECT_IMAGE1D_ARRAY, 4, 0, 0, 3, 0, 0, NULL, &err);
+    RC(clEnqueueReadImage(g_q, a1, CL_TRUE, o0, (size_t[3]){4, 3, 2}, 0, 0, tmp, 0, NULL, NULL), CL_INVALID_VALUE);
+    OK(clEnqueueReadImage(g_q, a1, CL_TRUE, o0, (size_t[3]){4, 3, 1}, 0, 0, tmp, 0, NULL, NULL));
+    CHECK(clEnqueueMapImage(g_q, v3, CL_TRUE, CL_MAP_READ, o0, r3, &rp, NULL, 0, NULL, NULL, &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(image_nd(0, CL_MEM_OBJECT_IMAGE3D, 4, 4, 1, 0, 0, 0, NULL, &err) == NULL && err == CL_INVALID_IMAGE_DESCRIPTOR);
+    CHECK(image_nd(0, CL_MEM_OBJECT_IMAGE2D_ARRAY, 4, 4, 0, 300, 0, 0, NULL, &err) == NULL && err == CL_INVALID_IMAGE_SIZE);
+    CHECK(image_nd(CL_MEM_USE_HOST_PTR, CL_MEM_OBJECT_IMAGE3D, 4, 3, 2, 0, 64, 100, host, &err) == NULL && err == CL_INVALID_IMAGE_DESCRIPTOR);
+    CHECK(image_nd(0, CL_MEM_OBJECT_IMAGE1D_BUFFER, 4, 0, 0, 0, 0, 0, NULL, &err) == NULL && err == CL_IMAGE_FORMAT_NOT_SUPPORTED);
+    NOTE("per-type origin/region/pitch rules and creation errors");
+    OK(clReleaseMemObject(i1));
+    OK(clReleaseMemObject(a1));
+    OK(clReleaseMemObject(v3));
+    OK(clReleaseMemObject(i2));
+    OK(clReleaseMemObject(bb));
+    OK(clReleaseMemObject(z3));
+    teardown();
+    free(host);
+}
+
 static void t_invalid_objects(void)
 {
     setup(0);
@@ -1432,7 +1604,7 @@ static void t_invalid_objects(void)
     RC(clEnqueueReadBuffer(g_q, m, CL_TRUE, 0, 4, NULL, 0, NULL, NULL), CL_INVALID_VALUE);
     RC(clEnqueueReadBuffer(g_q, m, CL_TRUE, 62, 4, &v, 0, NULL, NULL), CL_INVALID_VALUE);
     RC(clEnqueueReadBuffer(g_q, m, CL_TRUE, 0, 4, &v, 1, NULL, NULL), CL_INVALID_EVENT_WAIT_LIST);
-    RC(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_IMAGE3D, 0, NULL, (cl_uint *)&v), CL_SUCCESS);
+    RC(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_IMAGE1D_BUFFER, 0, NULL, (cl_uint *)&v), CL_SUCCESS);
     CHECK(v == 0);
     /* Released queue and context, and a dead event. */
     cl_command_queue q = clCreateCommandQueue(g_ctx, g_dev, 0, &err);
@@ -1466,7 +1638,7 @@ int main(int argc, char **argv)
         {"map_errors", t_map_errors}, {"copy_fill_rect", t_copy_fill_rect},
         {"events", t_events}, {"kernels", t_kernels}, {"programs", t_programs},
         {"invalid_objects", t_invalid_objects}, {"access_flags", t_access_flags},
-        {"images", t_images}};
+        {"images", t_images}, {"images_nd", t_images_nd}};
     if (argc != 2) {
         fprintf(stderr, "usage: %s <case>\n", argv[0]);
         return 2;
