@@ -39,7 +39,9 @@ if(_vmgpu_libs)
   install(TARGETS ${_vmgpu_libs} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   # The libraries are static and partly C++ (the Verilator model, whose waveform writer uses
   # zlib), so a C program linking them needs these too.
-  set(VMGPU_PC_LIBS "-L\${libdir}${VMGPU_PC_LIBS} -lstdc++ -lz -lpthread -lm")
+  # The HAL's ftdi backend, when built, brings libftdi1 (sw/hal records its link flags).
+  get_property(_vmgpu_hal_extra GLOBAL PROPERTY VMGPU_HAL_EXTRA_LIBS)
+  set(VMGPU_PC_LIBS "-L\${libdir}${VMGPU_PC_LIBS} ${_vmgpu_hal_extra} -lstdc++ -lz -lpthread -lm")
 endif()
 
 # bench/CMakeLists.txt installs vmgpu-bench itself; the test only checks that it arrives.

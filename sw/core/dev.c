@@ -67,8 +67,11 @@ int core_fail(vmgpu_dev *dev, int status, const char *fmt, ...)
 
 int core_hal_err(vmgpu_dev *dev, int rc, const char *what)
 {
+    /* The transport's own message names the device, the request and the tries. */
+    const char *why = vmgpu_hal_last_error(dev->hal);
     return core_fail(dev, rc == VMGPU_HAL_ETIMEDOUT ? VMGPU_ERR_TIMEOUT : VMGPU_ERR_IO,
-                     "transport: %s failed (%s)", what, vmgpu_hal_status_name(rc));
+                     "transport: %s failed (%s)%s%s", what, vmgpu_hal_status_name(rc),
+                     why && *why ? ": " : "", why ? why : "");
 }
 
 const char *vmgpu_dev_last_error(const vmgpu_dev *dev) { return dev ? dev->err : ""; }
