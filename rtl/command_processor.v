@@ -153,7 +153,7 @@ module command_processor #(
   always @(*) begin
     pick_found = 1'b0;
     pick = {RW{1'b0}};
-    if (runnable != {N_RINGS{1'b0}}) for (k = N_RINGS; k >= 1; k = k - 1) begin
+    for (k = N_RINGS; k >= 1; k = k - 1) begin
       if (runnable[last_q + k[RW-1:0]]) begin
         pick_found = 1'b1;
         pick = last_q + k[RW-1:0];

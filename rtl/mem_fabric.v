@@ -68,10 +68,10 @@ module mem_fabric #(
   // Host reads in flight per master (kept as counters rather than searched for in the tag
   // FIFO, which would cost a scan every cycle).
   reg [HW:0] host_cnt_q [0:NM-1];
+  integer m;  // loop index of the clocked block (i belongs to the combinational ones)
   always @(*) begin
-    host_pending = {NM{1'b0}};
-    if (tag_count_q != {(HW+1){1'b0}})
-      for (i = 0; i < NM; i = i + 1) host_pending[i] = (host_cnt_q[i] != {(HW+1){1'b0}});
+    for (i = 0; i < NM; i = i + 1)
+      host_pending[i] = (tag_count_q != {(HW+1){1'b0}}) && (host_cnt_q[i] != {(HW+1){1'b0}});
   end
 
   // Priority picks, lowest index first.
@@ -145,7 +145,7 @@ module mem_fabric #(
       tag_rd_q         <= {HW{1'b0}};
       tag_wr_q         <= {HW{1'b0}};
       tag_count_q      <= {(HW+1){1'b0}};
-      for (i = 0; i < NM; i = i + 1) host_cnt_q[i] <= {(HW+1){1'b0}};
+      for (m = 0; m < NM; m = m + 1) host_cnt_q[m] <= {(HW+1){1'b0}};
     end else begin
       dev_rsp_valid_q  <= dev_rd_found;
       dev_rsp_master_q <= dev_rd_sel;
@@ -155,10 +155,10 @@ module mem_fabric #(
       end
       if (host_rsp_pop) tag_rd_q <= tag_rd_q + 1'b1;
       tag_count_q <= tag_count_q + {{HW{1'b0}}, host_rd_go} - {{HW{1'b0}}, host_rsp_pop};
-      if (host_rd_go || host_rsp_pop) for (i = 0; i < NM; i = i + 1) begin
-        host_cnt_q[i] <= host_cnt_q[i]
-                         + {{HW{1'b0}}, host_rd_go && host_rd_sel == i[MW-1:0]}
-                         - {{HW{1'b0}}, host_rsp_pop && host_rsp_master == i[MW-1:0]};
+      if (host_rd_go || host_rsp_pop) for (m = 0; m < NM; m = m + 1) begin
+        host_cnt_q[m] <= host_cnt_q[m]
+                         + {{HW{1'b0}}, host_rd_go && host_rd_sel == m[MW-1:0]}
+                         - {{HW{1'b0}}, host_rsp_pop && host_rsp_master == m[MW-1:0]};
       end
     end
   end
