@@ -79,7 +79,7 @@ module command_processor #(
   localparam [3:0] S_IDLE = 4'd0, S_HDR = 4'd1, S_HDR_WAIT = 4'd2, S_ARGS = 4'd3,
                    S_EXEC = 4'd4, S_WRITE = 4'd5, S_IMM_RD = 4'd6, S_IMM_WAIT = 4'd7,
                    S_IMM_WR = 4'd8, S_INV = 4'd9, S_ENGINE = 4'd10, S_DONE = 4'd11,
-                   S_FAULT = 4'd12;
+                   S_FAULT = 4'd12, S_START = 4'd13;
 
   // ---- ring state, flattened per ring ----
   // Per-ring registers are arrays indexed by ring number: Yosys turns them into one register
@@ -99,11 +99,16 @@ module command_processor #(
   reg [7:0]  asid_q [0:N_RINGS-1];
   reg [1:0]  wait_ring_q [0:N_RINGS-1];
   reg [N_RINGS-1:0]    enable_q, faulted_q, waiting_q, ctx_valid_q, reset_seen_q;
+  // Registered per-ring results that would otherwise sit on the pick path (timing at 50 MHz on
+  // the ECP5): fence_reached_q[r] is the WAIT_FENCE comparison of ring r, ring_ok_q[r] whether
+  // its BASE/SIZE are usable. Both are exact whenever they are read; see where they are set.
+  reg [N_RINGS-1:0]    fence_reached_q, ring_ok_q;
 
   // ---- the running command ----
   reg [3:0]     state_q;
   reg [RW-1:0]  cur_q, last_q;
   reg [31:0]    cmd_head_q;     // ring offset of the header
+  reg [31:0]    cmd_base_q;     // BASE of the picked ring, as it was when picked
   reg [7:0]     op_q, len_q;
   reg [7:0]     flags_q;       // header flags (bits [23:16] are unused by every command)
   reg [31:0]    args_q [0:5];  // payload words 0..5
@@ -139,8 +144,7 @@ module command_processor #(
       if (state_q == S_IDLE)
         runnable[r] = enable_q[r] && !faulted_q[r] &&
                     (head_q[r] != tail_q[r]) &&
-                    (!waiting_q[r] ||
-                     reached(fence_q[wait_ring_q[r][RW-1:0]], wait_val_q[r]));
+                    (!waiting_q[r] || fence_reached_q[r]);
     end
   end
   assign ring_fault_o = faulted_q;
@@ -244,7 +248,7 @@ module command_processor #(
   end
 
   // ---- the sequencer ----
-  integer ri;
+  integer ri, rq;
   wire [31:0] next_head = (cmd_head_q + {22'd0, len_q, 2'b00} + 32'd4) & cur_mask;
 
   // Stop the running command on a fault: record why, drop any request, report it in S_FAULT.
@@ -269,7 +273,8 @@ module command_processor #(
       end
       enable_q <= 0; faulted_q <= 0; waiting_q <= 0; ctx_valid_q <= 0; reset_seen_q <= 0;
       state_q <= S_IDLE; cur_q <= 0; last_q <= 0;
-      cmd_head_q <= 0; op_q <= 0; len_q <= 0; flags_q <= 0;
+      cmd_head_q <= 0; cmd_base_q <= 0; op_q <= 0; len_q <= 0; flags_q <= 0;
+      fence_reached_q <= 0; ring_ok_q <= 0;
       rd_issued_q <= 0; rd_got_q <= 0; nargs_q <= 0;
       wr_count_q <= 0; wr_addr_q <= 0; wr_data_q <= 0; wr_inc_q <= 0; imm_k_q <= 0; ts_hi_q <= 0;
       mem_rd_valid_o <= 1'b0; mem_rd_addr_o <= 0;
@@ -283,25 +288,45 @@ module command_processor #(
       fence_irq_o <= 0;
       fault_irq_o <= 0;
 
+      // Recomputed in every state that can lead into S_IDLE, so the value read in S_IDLE is
+      // the comparison of the current fence and wait value: a fence moves only in S_WRITE
+      // (followed by S_DONE), and a WAIT_FENCE going from S_EXEC to S_IDLE clears the bit
+      // below, which is exact there. Engines streaming (S_ENGINE etc.) do not pay for it.
+      // (The loop runs unconditionally, with its own index: a loop under an if made latches.)
+      for (rq = 0; rq < N_RINGS; rq = rq + 1) begin
+        if (state_q == S_IDLE || state_q == S_DONE || state_q == S_FAULT)
+          fence_reached_q[rq] <= reached(fence_q[wait_ring_q[rq][RW-1:0]], wait_val_q[rq]);
+        // Only S_START reads ring_ok_q, right after the S_IDLE cycle that picked the ring.
+        if (state_q == S_IDLE) ring_ok_q[rq] <= ring_ok(base_q[rq], size_q[rq]);
+      end
+
       case (state_q)
+        // Picking only latches the ring; its checks and the header read follow in S_START, so
+        // the round-robin choice does not feed the fault registers' and address's enables.
         S_IDLE: begin
           if (pick_found) begin
             cur_q      <= pick;
             last_q     <= pick;
             cmd_head_q <= head_q[pick];
+            cmd_base_q <= base_q[pick];
             reset_seen_q[pick] <= 1'b0;
-            if (!ring_ok(base_q[pick], size_q[pick])) begin
-              op_q <= OP_NOP; len_q <= 8'd0;
-              cur_q <= pick;
-              state_q <= S_FAULT;
-              fault_va_q[pick] <= base_q[pick];
-              fault_info_q[pick] <= {16'd0, asid_q[pick], 4'd0, FAULT_PHYS_RANGE};
-              fault_cmd_q[pick] <= head_q[pick];
-            end else begin
-              mem_rd_valid_o <= 1'b1;
-              mem_rd_addr_o  <= base_q[pick] + head_q[pick];
-              state_q <= S_HDR;
-            end
+            state_q    <= S_START;
+          end
+        end
+
+        // ring_ok_q was computed in the S_IDLE cycle that picked this ring (same values the
+        // check would have seen there), cmd_base_q/cmd_head_q were latched then too.
+        S_START: begin
+          if (!ring_ok_q[cur_q]) begin
+            op_q <= OP_NOP; len_q <= 8'd0;
+            state_q <= S_FAULT;
+            fault_va_q[cur_q] <= cmd_base_q;
+            fault_info_q[cur_q] <= {16'd0, asid_q[cur_q], 4'd0, FAULT_PHYS_RANGE};
+            fault_cmd_q[cur_q] <= cmd_head_q;
+          end else begin
+            mem_rd_valid_o <= 1'b1;
+            mem_rd_addr_o  <= cmd_base_q + cmd_head_q;
+            state_q <= S_HDR;
           end
         end
 
@@ -422,7 +447,9 @@ module command_processor #(
                   state_q <= S_DONE;
                 end else begin
                   // Leave the command at HEAD; the ring runs again once the fence is reached.
+                  // Not reached now, and no fence moves before the next cycle's recompute.
                   waiting_q[cur_q] <= 1'b1;
+                  fence_reached_q[cur_q] <= 1'b0;
                   state_q <= S_IDLE;
                 end
               end
