@@ -224,6 +224,48 @@ static void cuda_bench(void)
     CU_TRY(cuMemFree(d0));
     CU_TRY(cuDevicePrimaryCtxRelease(d));
 }
+
+/* Over a link: only what one cuMemMap + cuMemSetAccess of one granule costs in link round trips
+ * (the memcpy figures of whole MiBs would take many minutes at ~1 ms a host-port word). */
+static void cuda_link_bench(void)
+{
+    fprintf(stderr, "vmgpu-bench: CUDA layer over the link (one granule map)...\n");
+    CUdevice d;
+    CUcontext ctx;
+    CU_TRY(cuInit(0));
+    CU_TRY(cuDeviceGet(&d, 0));
+    CU_TRY(cuDevicePrimaryCtxRetain(&ctx, d));
+    CU_TRY(cuCtxSetCurrent(ctx));
+    cdev = vmgpu_cuda_core_device();
+    if (!cdev) cu_die("vmgpu_cuda_core_device", CUDA_ERROR_NOT_INITIALIZED);
+    uint64_t t0 = cu_cycles();
+    uint64_t read_cycles = cu_cycles() - t0;
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = d;
+    size_t gran;
+    CU_TRY(cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    CUmemAccessDesc rw;
+    memset(&rw, 0, sizeof rw);
+    rw.location = prop.location;
+    rw.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    CUmemGenericAllocationHandle h;
+    CUdeviceptr va;
+    uint64_t rt;
+    CU_TRY(cuMemCreate(&h, gran, &prop, 0));
+    CU_TRY(cuMemAddressReserve(&va, gran, 0, 0, 0));
+    cu_map_access(va, gran, h, &rw, read_cycles, &rt);  /* warm-up: the page table exists after */
+    CU_TRY(cuMemUnmap(va, gran));
+    uint64_t mc = cu_map_access(va, gran, h, &rw, read_cycles, &rt);
+    printf("cuda_map_link_round_trips %" PRIu64 "\n", rt);
+    printf("cuda_map_link_cycles %" PRIu64 " cycles\n", mc);
+    CU_TRY(cuMemUnmap(va, gran));
+    CU_TRY(cuMemRelease(h));
+    CU_TRY(cuMemAddressFree(va, gran));
+    CU_TRY(cuDevicePrimaryCtxRelease(d));
+}
 #endif
 
 /*
@@ -356,14 +398,70 @@ static void opencl_bench(void)
     free(host);
 }
 
+/* Over a link: round trips of clEnqueueMapBuffer / clEnqueueUnmapMemObject (blocking,
+ * read-write) of a small device buffer. Its staging copy is host-port words, one exchange each,
+ * so the buffer is kept small (VMGPU_BENCH_LINK_MAP_BYTES, default 1 KiB). */
+static void opencl_link_bench(void)
+{
+    void *lib = cl_open_icd();
+    if (!lib) {
+        fprintf(stderr, "vmgpu-bench: OpenCL figures skipped (libvmgpu-opencl.so not found: %s)\n", dlerror());
+        return;
+    }
+    size_t bytes = 1024;
+    const char *env = getenv("VMGPU_BENCH_LINK_MAP_BYTES");
+    if (env && atol(env) > 0) bytes = (size_t)atol(env);
+    fprintf(stderr, "vmgpu-bench: OpenCL layer over the link (map of a %zu-byte device buffer)...\n", bytes);
+    cl_int (*get_ids)(cl_uint, cl_platform_id *, cl_uint *) =
+        (cl_int (*)(cl_uint, cl_platform_id *, cl_uint *))dlsym(lib, "clIcdGetPlatformIDsKHR");
+    vmgpu_dev *(*core_dev)(void) = (vmgpu_dev * (*)(void)) dlsym(lib, "vmgpu_opencl_core_device");
+    if (!get_ids || !core_dev) cl_die("dlsym", CL_INVALID_PLATFORM);
+    cl_platform_id pl;
+    CL_TRY(get_ids(1, &pl, NULL));
+    const struct _cl_icd_dispatch *t = *(const struct _cl_icd_dispatch *const *)pl;
+    cl_device_id d;
+    CL_TRY(t->clGetDeviceIDs(pl, CL_DEVICE_TYPE_ALL, 1, &d, NULL));
+    cl_int err;
+    cl_context ctx = t->clCreateContext(NULL, 1, &d, NULL, NULL, &err);
+    CL_TRY(err);
+    cl_command_queue q = t->clCreateCommandQueue(ctx, d, 0, &err);
+    CL_TRY(err);
+    vmgpu_hal *hal = vmgpu_dev_hal(core_dev());
+    cl_mem b = t->clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    CL_TRY(err);
+    uint64_t rt_map = 0, rt_unmap = 0;
+    for (int round = 0; round < 2; round++) {  /* round 0 warms up (makes the staging memory) */
+        uint64_t r0 = hal->round_trips;
+        void *p = t->clEnqueueMapBuffer(q, b, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &err);
+        CL_TRY(err);
+        uint64_t r1 = hal->round_trips;
+        ((volatile uint8_t *)p)[bytes / 2] = (uint8_t)(round + 1);
+        CL_TRY(t->clEnqueueUnmapMemObject(q, b, p, 0, NULL, NULL));
+        CL_TRY(t->clFinish(q));
+        rt_map = r1 - r0;
+        rt_unmap = hal->round_trips - r1;
+    }
+    /* The figure counts only if the byte written through the map reached the device. */
+    uint8_t back[1] = {0};
+    CL_TRY(t->clEnqueueReadBuffer(q, b, CL_TRUE, bytes / 2, 1, back, 0, NULL, NULL));
+    if (back[0] != 2) cl_die("map data check", CL_INVALID_VALUE);
+    printf("cl_map_link_bytes %zu bytes\n", bytes);
+    printf("cl_map_link_round_trips %" PRIu64 "\n", rt_map);
+    printf("cl_unmap_link_round_trips %" PRIu64 "\n", rt_unmap);
+    CL_TRY(t->clReleaseMemObject(b));
+    CL_TRY(t->clReleaseCommandQueue(q));
+    CL_TRY(t->clReleaseContext(ctx));
+}
+
 /* In a child: the ICD's device and this program's are separate simulations. */
-static void opencl_bench_forked(void)
+static void opencl_bench_forked(int link)
 {
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
     if (pid == 0) {
-        opencl_bench();
+        if (link) opencl_link_bench();
+        else opencl_bench();
         fflush(stdout);
         _exit(0);
     }
@@ -418,7 +516,8 @@ static void link_bench(vmgpu_hal *hal, uint32_t pa)
 }
 
 /* Over a link every host-port word is one exchange: the CUDA and OpenCL memcpy/map figures of
- * whole MiBs would take many minutes on the simulated UART; VMGPU_BENCH_LINK_ALL=1 runs them. */
+ * whole MiBs would take many minutes on the simulated UART, so a link device gets the small
+ * ones (cuda_link_bench, opencl_link_bench); VMGPU_BENCH_LINK_ALL=1 runs the full ones. */
 static int link_device(void)
 {
     const char *d = getenv("VMGPU_DEVICE");
@@ -437,8 +536,8 @@ int main(int argc, char **argv)
         }
     }
 #ifdef VMGPU_BENCH_HAVE_OPENCL
-    if (!link_device())
-        opencl_bench_forked();  /* first: the child must not inherit another open device */
+    /* first: the child must not inherit another open device; over a link, the small figures only */
+    opencl_bench_forked(link_device());
 #endif
 #ifdef VMGPU_BENCH_HAVE_SIM
     {
@@ -572,8 +671,9 @@ int main(int argc, char **argv)
     dev = NULL;
     (void)ts_va;
 #ifdef VMGPU_BENCH_HAVE_CUDA
-    if (!link_device())
-        cuda_bench();  /* after the core's device is closed: libcuda opens its own */
+    /* after the core's device is closed: libcuda opens its own */
+    if (!link_device()) cuda_bench();
+    else cuda_link_bench();
 #endif
     return 0;
 }

@@ -13,7 +13,8 @@ import signal
 import subprocess
 import sys
 
-TIMEOUT = 20
+# PROBE_TIMEOUT (seconds) raises it where the device is slow to answer (sim-board: a serial link).
+TIMEOUT = float(os.environ.get("PROBE_TIMEOUT", "20"))
 
 
 def run_section(probe, sec, skip):
