@@ -79,7 +79,7 @@ module command_processor #(
   localparam [3:0] S_IDLE = 4'd0, S_HDR = 4'd1, S_HDR_WAIT = 4'd2, S_ARGS = 4'd3,
                    S_EXEC = 4'd4, S_WRITE = 4'd5, S_IMM_RD = 4'd6, S_IMM_WAIT = 4'd7,
                    S_IMM_WR = 4'd8, S_INV = 4'd9, S_ENGINE = 4'd10, S_DONE = 4'd11,
-                   S_FAULT = 4'd12, S_START = 4'd13;
+                   S_FAULT = 4'd12, S_START = 4'd13, S_HDR_CHK = 4'd14;
 
   // ---- ring state, flattened per ring ----
   // Per-ring registers are arrays indexed by ring number: Yosys turns them into one register
@@ -111,6 +111,7 @@ module command_processor #(
   reg [31:0]    cmd_base_q;     // BASE of the picked ring, as it was when picked
   reg [7:0]     op_q, len_q;
   reg [7:0]     flags_q;       // header flags (bits [23:16] are unused by every command)
+  reg           hdr_ok_q;      // the header's op/len/flags are well formed (S_HDR_CHK)
   reg [31:0]    args_q [0:5];  // payload words 0..5
   reg [2:0]     rd_issued_q, rd_got_q, nargs_q;
   reg [31:0]    wr_count_q, wr_addr_q, wr_data_q, wr_inc_q;
@@ -178,6 +179,24 @@ module command_processor #(
     else phys_check = FAULT_NONE;
   endfunction
 
+  // The physical operand of the command in S_EXEC and its byte count: one shared range adder
+  // instead of one per opcode (each was a 40-bit add and compare in the LUT count).
+  reg [31:0] chk_pa;
+  reg [39:0] chk_bytes;
+  always @(*) begin
+    chk_pa    = a0;
+    chk_bytes = 40'd0;
+    case (op_q)
+      OP_BIND_CTX:  begin chk_pa = a1; chk_bytes = 40'd4096; end
+      OP_FENCE:     begin chk_pa = a1; chk_bytes = 40'd4; end
+      OP_PTE_FILL:  chk_bytes = {6'd0, a1, 2'b00};
+      OP_TIMESTAMP: chk_bytes = 40'd8;
+      OP_WRITE_IMM: chk_bytes = {30'd0, len_q - 8'd1, 2'b00};
+      default:      ;
+    endcase
+  end
+  wire [3:0] chk_fault = phys_check(chk_pa, chk_bytes);
+
   // Header decode: payload words to fetch before executing, and whether the command is well formed.
   wire [7:0]  hdr_op    = mem_rsp_data_i[7:0];
   wire [7:0]  hdr_len   = mem_rsp_data_i[15:8];
@@ -201,7 +220,8 @@ module command_processor #(
   end
   // Bytes between the header and TAIL: the whole command must be there.
   wire [31:0] avail = (tail_q[cur_q] - cmd_head_q) & cur_mask;
-  wire [33:0] need  = {24'd0, hdr_len, 2'b00} + 34'd4;
+  // From the registered header (S_HDR_CHK): the memory response goes into registers only.
+  wire [33:0] need  = {24'd0, len_q, 2'b00} + 34'd4;
 
   // ---- outputs to the MMU and engines ----
   assign ctx_valid_o = ctx_valid_q[cur_q];
@@ -273,7 +293,7 @@ module command_processor #(
       end
       enable_q <= 0; faulted_q <= 0; waiting_q <= 0; ctx_valid_q <= 0; reset_seen_q <= 0;
       state_q <= S_IDLE; cur_q <= 0; last_q <= 0;
-      cmd_head_q <= 0; cmd_base_q <= 0; op_q <= 0; len_q <= 0; flags_q <= 0;
+      cmd_head_q <= 0; cmd_base_q <= 0; hdr_ok_q <= 0; op_q <= 0; len_q <= 0; flags_q <= 0;
       fence_reached_q <= 0; ring_ok_q <= 0;
       rd_issued_q <= 0; rd_got_q <= 0; nargs_q <= 0;
       wr_count_q <= 0; wr_addr_q <= 0; wr_data_q <= 0; wr_inc_q <= 0; imm_k_q <= 0; ts_hi_q <= 0;
@@ -335,23 +355,28 @@ module command_processor #(
           state_q <= S_HDR_WAIT;
         end
 
+        // The header is only registered here: decoding it straight off the memory response
+        // (block RAM clock-to-out) into the fault checks was the board build's critical path.
         S_HDR_WAIT: if (mem_rsp_valid_i) begin
-          op_q    <= hdr_op;
-          len_q   <= hdr_len;
-          flags_q <= hdr_flags;
+          op_q     <= hdr_op;
+          len_q    <= hdr_len;
+          flags_q  <= hdr_flags;
+          hdr_ok_q <= hdr_ok;
           rd_issued_q <= 3'd0;
           rd_got_q    <= 3'd0;
-          if (!hdr_ok || ({2'b00, avail} < need)) begin
-            // op_q/len_q still hold the previous command here: record this header's own.
+          state_q  <= S_HDR_CHK;
+        end
+
+        S_HDR_CHK: begin
+          if (!hdr_ok_q || ({2'b00, avail} < need)) begin
             raise_fault(FAULT_BAD_COMMAND, cur_base + cmd_head_q, 1'b0);
-            fault_info_q[cur_q] <= {8'd0, hdr_op, asid_q[cur_q], 4'd0, FAULT_BAD_COMMAND};
             // SKIP past a truncated command stops at TAIL instead of running into stale words.
             fault_next_q[cur_q] <= ({2'b00, avail} < need) ? tail_q[cur_q]
                                                                     : (cmd_head_q + need[31:0]) & cur_mask;
-          end else if (hdr_op == OP_NOP) begin
+          end else if (op_q == OP_NOP) begin
             state_q <= S_DONE;
           end else begin
-            nargs_q <= (hdr_op == OP_WRITE_IMM) ? 3'd1 : hdr_len[2:0];
+            nargs_q <= (op_q == OP_WRITE_IMM) ? 3'd1 : len_q[2:0];
             state_q <= S_ARGS;
           end
         end
@@ -376,7 +401,7 @@ module command_processor #(
           case (op_q)
             OP_BIND_CTX: begin
               if (a1[11:0] != 12'd0) raise_fault(FAULT_MISALIGNED, a1, 1'b0);
-              else if ({8'd0, a1} + 40'd4096 > MEM_LIMIT) raise_fault(FAULT_PHYS_RANGE, a1, 1'b0);
+              else if (chk_fault != FAULT_NONE) raise_fault(FAULT_PHYS_RANGE, a1, 1'b0);
               else begin
                 asid_q[cur_q]   <= a0[7:0];
                 root_q[cur_q] <= a1;
@@ -385,8 +410,8 @@ module command_processor #(
               end
             end
             OP_FENCE: begin
-              if (a1 != 32'd0 && phys_check(a1, 40'd4) != FAULT_NONE)
-                raise_fault(phys_check(a1, 40'd4), a1, 1'b1);
+              if (a1 != 32'd0 && chk_fault != FAULT_NONE)
+                raise_fault(chk_fault, a1, 1'b1);
               else begin
                 wr_count_q <= (a1 != 32'd0) ? 32'd1 : 32'd0;
                 wr_addr_q  <= a1;
@@ -396,8 +421,8 @@ module command_processor #(
               end
             end
             OP_PTE_FILL: begin
-              if (phys_check(a0, {6'd0, a1, 2'b00}) != FAULT_NONE)
-                raise_fault(phys_check(a0, {6'd0, a1, 2'b00}), a0, 1'b1);
+              if (chk_fault != FAULT_NONE)
+                raise_fault(chk_fault, a0, 1'b1);
               else begin
                 wr_count_q <= a1;
                 wr_addr_q  <= a0;
@@ -407,7 +432,7 @@ module command_processor #(
               end
             end
             OP_TIMESTAMP: begin
-              if (phys_check(a0, 40'd8) != FAULT_NONE) raise_fault(phys_check(a0, 40'd8), a0, 1'b1);
+              if (chk_fault != FAULT_NONE) raise_fault(chk_fault, a0, 1'b1);
               else begin
                 wr_count_q <= 32'd2;
                 wr_addr_q  <= a0;
@@ -417,8 +442,8 @@ module command_processor #(
               end
             end
             OP_WRITE_IMM: begin
-              if (phys_check(a0, {30'd0, len_q - 8'd1, 2'b00}) != FAULT_NONE)
-                raise_fault(phys_check(a0, {30'd0, len_q - 8'd1, 2'b00}), a0, 1'b1);
+              if (chk_fault != FAULT_NONE)
+                raise_fault(chk_fault, a0, 1'b1);
               else begin
                 imm_k_q   <= 8'd1;
                 wr_addr_q <= a0;
