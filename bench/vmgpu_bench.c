@@ -118,53 +118,78 @@ static uint64_t cu_copy_cycles(CUdeviceptr dst, CUdeviceptr src, void *hdst, con
     return cu_cycles() - c0 - read_cycles;
 }
 
-static void cuda_bench(void)
-{
-    fprintf(stderr, "vmgpu-bench: CUDA layer (libcuda.so)...\n");
+/* Shared set-up of both CUDA sections: primary context, the core device behind it, the cost of
+ * reading the cycle counter, and the allocation properties and access of one granule. */
+typedef struct cuda_env {
     CUdevice d;
+    uint64_t read_cycles;
+    CUmemAllocationProp prop;
+    size_t gran;
+    CUmemAccessDesc rw;
+} cuda_env;
+
+static void cuda_env_open(cuda_env *e)
+{
     CUcontext ctx;
     CU_TRY(cuInit(0));
-    CU_TRY(cuDeviceGet(&d, 0));
-    CU_TRY(cuDevicePrimaryCtxRetain(&ctx, d));
+    CU_TRY(cuDeviceGet(&e->d, 0));
+    CU_TRY(cuDevicePrimaryCtxRetain(&ctx, e->d));
     CU_TRY(cuCtxSetCurrent(ctx));
     cdev = vmgpu_cuda_core_device();
     if (!cdev) cu_die("vmgpu_cuda_core_device", CUDA_ERROR_NOT_INITIALIZED);
     /* Reading the counter itself costs device cycles (two register reads): measured, subtracted. */
     uint64_t t0 = cu_cycles();
-    uint64_t read_cycles = cu_cycles() - t0;
+    e->read_cycles = cu_cycles() - t0;
+    memset(&e->prop, 0, sizeof e->prop);
+    e->prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    e->prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    e->prop.location.id = e->d;
+    CU_TRY(cuMemGetAllocationGranularity(&e->gran, &e->prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    memset(&e->rw, 0, sizeof e->rw);
+    e->rw.location = e->prop.location;
+    e->rw.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+}
 
-    CUmemAllocationProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = d;
-    size_t gran;
-    CU_TRY(cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
-    CUmemAccessDesc rw;
-    memset(&rw, 0, sizeof rw);
-    rw.location = prop.location;
-    rw.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-
-    /* ---- one granule: cuMemMap + cuMemSetAccess ---- */
+/* One cuMemMap + cuMemSetAccess of one granule, after a warm-up that creates the page table:
+ * device cycles into *cycles, link round trips into *rt. */
+static void cuda_map_one_granule(const cuda_env *e, uint64_t *cycles, uint64_t *rt)
+{
     CUmemGenericAllocationHandle h;
     CUdeviceptr va;
-    uint64_t rt;
-    CU_TRY(cuMemCreate(&h, gran, &prop, 0));
-    CU_TRY(cuMemAddressReserve(&va, gran, 0, 0, 0));
-    cu_map_access(va, gran, h, &rw, read_cycles, &rt);  /* warm-up: the page table exists after */
-    CU_TRY(cuMemUnmap(va, gran));
-    uint64_t mc = cu_map_access(va, gran, h, &rw, read_cycles, &rt);
+    CU_TRY(cuMemCreate(&h, e->gran, &e->prop, 0));
+    CU_TRY(cuMemAddressReserve(&va, e->gran, 0, 0, 0));
+    cu_map_access(va, e->gran, h, &e->rw, e->read_cycles, rt);
+    CU_TRY(cuMemUnmap(va, e->gran));
+    *cycles = cu_map_access(va, e->gran, h, &e->rw, e->read_cycles, rt);
+    CU_TRY(cuMemUnmap(va, e->gran));
+    CU_TRY(cuMemRelease(h));
+    CU_TRY(cuMemAddressFree(va, e->gran));
+}
+
+static void cuda_bench(void)
+{
+    fprintf(stderr, "vmgpu-bench: CUDA layer (libcuda.so)...\n");
+    cuda_env env;
+    cuda_env_open(&env);
+    CUdevice d = env.d;
+    uint64_t read_cycles = env.read_cycles;
+    CUmemAllocationProp prop = env.prop;
+    size_t gran = env.gran;
+    CUmemAccessDesc rw = env.rw;
+
+    /* ---- one granule: cuMemMap + cuMemSetAccess ---- */
+    uint64_t mc, rt;
+    cuda_map_one_granule(&env, &mc, &rt);
     printf("cuda_map_granule_cycles %" PRIu64 " cycles\n", mc);
     printf("cuda_map_granule_link_round_trips %" PRIu64 "\n", rt);
-    CU_TRY(cuMemUnmap(va, gran));
-    CU_TRY(cuMemRelease(h));
-    CU_TRY(cuMemAddressFree(va, gran));
 
     /* ---- n granules in one cuMemMap + cuMemSetAccess, n = 1 ... 256 ----
      * 256 granules are 16 MiB, the whole simulated device memory, of which the driver keeps
      * some (rings, page-table pool, staging buffer): a size that cuMemCreate cannot get is
      * mapped as host memory instead, with one cuMemHostRegister (the same library path: map
      * with no access, then set read-write, in every context), and stderr says so. */
+    CUmemGenericAllocationHandle h;
+    CUdeviceptr va;
     for (unsigned g = 1; g <= 256; g *= 2) {
         size_t bytes = (size_t)g * gran, fr, tot;
         CU_TRY(cuMemGetInfo(&fr, &tot));
@@ -230,40 +255,13 @@ static void cuda_bench(void)
 static void cuda_link_bench(void)
 {
     fprintf(stderr, "vmgpu-bench: CUDA layer over the link (one granule map)...\n");
-    CUdevice d;
-    CUcontext ctx;
-    CU_TRY(cuInit(0));
-    CU_TRY(cuDeviceGet(&d, 0));
-    CU_TRY(cuDevicePrimaryCtxRetain(&ctx, d));
-    CU_TRY(cuCtxSetCurrent(ctx));
-    cdev = vmgpu_cuda_core_device();
-    if (!cdev) cu_die("vmgpu_cuda_core_device", CUDA_ERROR_NOT_INITIALIZED);
-    uint64_t t0 = cu_cycles();
-    uint64_t read_cycles = cu_cycles() - t0;
-    CUmemAllocationProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = d;
-    size_t gran;
-    CU_TRY(cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
-    CUmemAccessDesc rw;
-    memset(&rw, 0, sizeof rw);
-    rw.location = prop.location;
-    rw.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-    CUmemGenericAllocationHandle h;
-    CUdeviceptr va;
-    uint64_t rt;
-    CU_TRY(cuMemCreate(&h, gran, &prop, 0));
-    CU_TRY(cuMemAddressReserve(&va, gran, 0, 0, 0));
-    cu_map_access(va, gran, h, &rw, read_cycles, &rt);  /* warm-up: the page table exists after */
-    CU_TRY(cuMemUnmap(va, gran));
-    uint64_t mc = cu_map_access(va, gran, h, &rw, read_cycles, &rt);
+    cuda_env env;
+    cuda_env_open(&env);
+    CUdevice d = env.d;
+    uint64_t mc, rt;
+    cuda_map_one_granule(&env, &mc, &rt);
     printf("cuda_map_link_round_trips %" PRIu64 "\n", rt);
     printf("cuda_map_link_cycles %" PRIu64 " cycles\n", mc);
-    CU_TRY(cuMemUnmap(va, gran));
-    CU_TRY(cuMemRelease(h));
-    CU_TRY(cuMemAddressFree(va, gran));
     CU_TRY(cuDevicePrimaryCtxRelease(d));
 }
 #endif
