@@ -796,6 +796,21 @@ static cl_int rect_geometry(const size_t *origin, const size_t *region, size_t *
     return CL_SUCCESS;
 }
 
+/* The two origins, the region and the four pitches of a rectangular command. */
+static void rect_cmd_geometry(vcl_cmd *c, const size_t *o0, const size_t *o1, const size_t *region,
+                              size_t row0, size_t slice0, size_t row1, size_t slice1)
+{
+    for (int i = 0; i < 3; i++) {
+        c->o[0][i] = o0[i];
+        c->o[1][i] = o1[i];
+        c->region[i] = region[i];
+    }
+    c->pitch[0] = row0;
+    c->pitch[1] = slice0;
+    c->pitch[2] = row1;
+    c->pitch[3] = slice1;
+}
+
 static cl_int rw_rect(cl_command_queue q, cl_mem m, cl_bool blocking, const size_t *bo,
                       const size_t *ho, const size_t *region, size_t brp, size_t bsp, size_t hrp,
                       size_t hsp, void *ptr, const void *cptr, cl_uint nw, const cl_event *w,
@@ -817,15 +832,7 @@ static cl_int rw_rect(cl_command_queue q, cl_mem m, cl_bool blocking, const size
         vcl_cmd *c = vcl_cmd_new(write ? OP_WRITE_RECT : OP_READ_RECT, m, NULL);
         if (!c) rc = CL_OUT_OF_HOST_MEMORY;
         else {
-            for (int i = 0; i < 3; i++) {
-                c->o[0][i] = bo[i];
-                c->o[1][i] = ho[i];
-                c->region[i] = region[i];
-            }
-            c->pitch[0] = brp;
-            c->pitch[1] = bsp;
-            c->pitch[2] = hrp;
-            c->pitch[3] = hsp;
+            rect_cmd_geometry(c, bo, ho, region, brp, bsp, hrp, hsp);
             c->ptr = ptr;
             c->cptr = cptr;
             rc = vcl_submit(q, c, write ? CL_COMMAND_WRITE_BUFFER_RECT : CL_COMMAND_READ_BUFFER_RECT,
@@ -878,15 +885,7 @@ cl_int CL_API_CALL vcl_EnqueueCopyBufferRect(cl_command_queue q, cl_mem src, cl_
         vcl_cmd *c = vcl_cmd_new(OP_COPY_RECT, src, dst);
         if (!c) rc = CL_OUT_OF_HOST_MEMORY;
         else {
-            for (int i = 0; i < 3; i++) {
-                c->o[0][i] = so[i];
-                c->o[1][i] = dso[i];
-                c->region[i] = region[i];
-            }
-            c->pitch[0] = srp;
-            c->pitch[1] = ssp;
-            c->pitch[2] = drp;
-            c->pitch[3] = dsp;
+            rect_cmd_geometry(c, so, dso, region, srp, ssp, drp, dsp);
             rc = vcl_submit(q, c, CL_COMMAND_COPY_BUFFER_RECT, nw, w, e, 0);
         }
     }
