@@ -112,6 +112,61 @@ int vmgpu_cmd_fill(vmgpu_stream *s, uint32_t dst_va, uint32_t bytes, uint32_t pa
     return vmgpu_cmd_fill_2d(s, dst_va, bytes, bytes, 1, pattern, pattern_bytes);
 }
 
+/* A pixel rectangle of the graphics commands: word-aligned base and pitch, nonzero size, and
+ * every row inside the 32-bit VA space. 0 when it is usable. */
+static int gfx_rect_bad(uint32_t va, uint32_t pitch, uint32_t w, uint32_t h)
+{
+    if ((va | pitch) & 3u || w == 0 || h == 0 || w > 0x40000000u) return 1;
+    return (uint64_t)va + (uint64_t)pitch * (h - 1) + (uint64_t)w * 4u > (1ull << 32);
+}
+
+int vmgpu_cmd_gfx_fill(vmgpu_stream *s, uint32_t dst_va, uint32_t dst_pitch, uint32_t width,
+                       uint32_t height, uint32_t color)
+{
+    int rc = stream_ok(s, "gfx_fill");
+    if (rc) return rc;
+    if (gfx_rect_bad(dst_va, dst_pitch, width, height))
+        return core_fail(s->ctx->dev, VMGPU_ERR_INVALID, "gfx_fill: dst va 0x%08x pitch %u %u x %u "
+                         "(word aligned, nonzero, below 4 GiB)", dst_va, dst_pitch, width, height);
+    uint32_t w[6] = {VMGPU_CMD_HEADER(VMGPU_OP_GFX_FILL, 5, 0), dst_va, dst_pitch, width, height,
+                     color};
+    return queue(s, w, 6);
+}
+
+/* GFX_BLIT and GFX_MIPGEN share their operands and checks. */
+static int gfx_two_rect(vmgpu_stream *s, unsigned op, const char *who, uint32_t src_va,
+                        uint32_t src_pitch, uint32_t src_w, uint32_t src_h, uint32_t dst_va,
+                        uint32_t dst_pitch, uint32_t dst_w, uint32_t dst_h)
+{
+    int rc = stream_ok(s, who);
+    if (rc) return rc;
+    if (gfx_rect_bad(src_va, src_pitch, src_w, src_h))
+        return core_fail(s->ctx->dev, VMGPU_ERR_INVALID, "%s: src va 0x%08x pitch %u %u x %u "
+                         "(word aligned, nonzero, below 4 GiB)", who, src_va, src_pitch, src_w, src_h);
+    if (gfx_rect_bad(dst_va, dst_pitch, dst_w, dst_h))
+        return core_fail(s->ctx->dev, VMGPU_ERR_INVALID, "%s: dst va 0x%08x pitch %u %u x %u "
+                         "(word aligned, nonzero, below 4 GiB)", who, dst_va, dst_pitch, dst_w, dst_h);
+    uint32_t w[9] = {VMGPU_CMD_HEADER(op, 8, 0), src_va, src_pitch, src_w, src_h,
+                     dst_va, dst_pitch, dst_w, dst_h};
+    return queue(s, w, 9);
+}
+
+int vmgpu_cmd_gfx_blit(vmgpu_stream *s, uint32_t src_va, uint32_t src_pitch, uint32_t src_w,
+                       uint32_t src_h, uint32_t dst_va, uint32_t dst_pitch, uint32_t dst_w,
+                       uint32_t dst_h)
+{
+    return gfx_two_rect(s, VMGPU_OP_GFX_BLIT, "gfx_blit", src_va, src_pitch, src_w, src_h, dst_va,
+                        dst_pitch, dst_w, dst_h);
+}
+
+int vmgpu_cmd_gfx_mipgen(vmgpu_stream *s, uint32_t src_va, uint32_t src_pitch, uint32_t src_w,
+                         uint32_t src_h, uint32_t dst_va, uint32_t dst_pitch, uint32_t dst_w,
+                         uint32_t dst_h)
+{
+    return gfx_two_rect(s, VMGPU_OP_GFX_MIPGEN, "gfx_mipgen", src_va, src_pitch, src_w, src_h,
+                        dst_va, dst_pitch, dst_w, dst_h);
+}
+
 /* The argument area: one granule of device memory per context, mapped read-only, used as a
  * ring of 32-byte slots written by WRITE_IMM in stream order. */
 static int args_area(vmgpu_stream *s)
@@ -310,6 +365,21 @@ size_t vmgpu_cmd_decode(const uint32_t *w, size_t n, char *buf, size_t len)
         goto generic;
     case VMGPU_OP_WAIT_FENCE:
         if (plen == 2) { snprintf(buf, len, "WAIT_FENCE ring %u fence >= %u", a[0], a[1]); break; }
+        goto generic;
+    case VMGPU_OP_GFX_FILL:
+        if (plen == 5) {
+            snprintf(buf, len, "GFX_FILL   va 0x%08x, %u x %u pixels (pitch %u) with 0x%08x",
+                     a[0], a[2], a[3], a[1], a[4]);
+            break;
+        }
+        goto generic;
+    case VMGPU_OP_GFX_BLIT:
+    case VMGPU_OP_GFX_MIPGEN:
+        if (plen == 8) {
+            snprintf(buf, len, "%-10s va 0x%08x %u x %u (pitch %u) -> va 0x%08x %u x %u (pitch %u)",
+                     vmgpu_op_names[op], a[0], a[2], a[3], a[1], a[4], a[6], a[7], a[5]);
+            break;
+        }
         goto generic;
     default:
     generic:

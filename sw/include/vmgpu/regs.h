@@ -15,6 +15,8 @@
 #define VMGPU_REG_CAPS_TLB_ENTRIES_MASK 0x0000FF00u
 #define VMGPU_REG_CAPS_PAGE_SHIFT_LSB 16u
 #define VMGPU_REG_CAPS_PAGE_SHIFT_MASK 0x00FF0000u
+#define VMGPU_REG_CAPS_GFX_LSB 24u
+#define VMGPU_REG_CAPS_GFX_MASK 0x01000000u
 #define VMGPU_REG_MEM_SIZE 0x00Cu /* ro: Device memory size in bytes. */
 #define VMGPU_REG_CYCLE_LO 0x010u /* ro: Cycle counter, low word. Reading it latches the high word into CYCLE_HI. */
 #define VMGPU_REG_CYCLE_HI 0x014u /* ro: Cycle counter, high word as latched by the last CYCLE_LO read. */
@@ -33,6 +35,8 @@
 #define VMGPU_REG_STATUS_DMA_BUSY_MASK 0x00000002u
 #define VMGPU_REG_STATUS_COMPUTE_BUSY_LSB 2u
 #define VMGPU_REG_STATUS_COMPUTE_BUSY_MASK 0x00000004u
+#define VMGPU_REG_STATUS_GFX_BUSY_LSB 3u
+#define VMGPU_REG_STATUS_GFX_BUSY_MASK 0x00000008u
 #define VMGPU_REG_STATUS_RING_BUSY_LSB 8u
 #define VMGPU_REG_STATUS_RING_BUSY_MASK 0x00000F00u
 #define VMGPU_REG_STATUS_RING_FAULT_LSB 16u
@@ -112,8 +116,11 @@
 #define VMGPU_OP_LAUNCH 8u /* len 1: args_va. flags[7:0]: kernel (KERNEL_*). The 5-word argument block at args_va is dst, a, b, n, scalar. */
 #define VMGPU_OP_TIMESTAMP 9u /* len 1: pa. Writes the 64-bit cycle counter at physical pa (low word first) when every earlier command of the ring has completed. */
 #define VMGPU_OP_WAIT_FENCE 10u /* len 2: ring, value. Waits until that ring's FENCE register >= value (wrap-aware); other rings keep running. */
-#define VMGPU_OP_COUNT 11u
-static const char *const vmgpu_op_names[] = {"NOP", "BIND_CTX", "FENCE", "PTE_FILL", "WRITE_IMM", "TLB_INV", "DMA_COPY", "DMA_FILL", "LAUNCH", "TIMESTAMP", "WAIT_FENCE"};
+#define VMGPU_OP_GFX_FILL 11u /* len 5: dst_va, dst_pitch, width, height, color. Graphics engine: every 32-bit pixel of the width x height rectangle becomes color. VAs and pitches (bytes) must be word aligned (else MISALIGNED); width or height 0 does nothing. */
+#define VMGPU_OP_GFX_BLIT 12u /* len 8: src_va, src_pitch, src_w, src_h, dst_va, dst_pitch, dst_w, dst_h. Nearest-neighbour scaled copy of 32-bit pixels: dst(x,y) = src(floor(x*src_w/dst_w), floor(y*src_h/dst_h)). Word-aligned VAs and pitches; dst_w or dst_h 0 does nothing; otherwise src_w or src_h 0 faults BAD_COMMAND (FAULT_VA = src_va). */
+#define VMGPU_OP_GFX_MIPGEN 13u /* len 8: src_va, src_pitch, src_w, src_h, dst_va, dst_pitch, dst_w, dst_h. One mip level: 2x2 box filter per 8-bit channel, dst(x,y) = (s(2x,2y) + s(2x+1,2y) + s(2x,2y+1) + s(2x+1,2y+1) + 2) >> 2, source coordinates clamped to src_w-1 / src_h-1. Same operand rules as GFX_BLIT. */
+#define VMGPU_OP_COUNT 14u
+static const char *const vmgpu_op_names[] = {"NOP", "BIND_CTX", "FENCE", "PTE_FILL", "WRITE_IMM", "TLB_INV", "DMA_COPY", "DMA_FILL", "LAUNCH", "TIMESTAMP", "WAIT_FENCE", "GFX_FILL", "GFX_BLIT", "GFX_MIPGEN"};
 
 /* FAULT: Fault reasons (RING_FAULT_INFO.REASON, EVT_INFO.REASON). */
 #define VMGPU_FAULT_NONE 0u /* No fault. */

@@ -214,6 +214,21 @@ int vmgpu_cmd_fill_2d(vmgpu_stream *s, uint32_t dst_va, uint32_t dst_pitch, uint
  * the context's argument area, which is mapped read-only in the context. */
 int vmgpu_cmd_launch(vmgpu_stream *s, unsigned kernel, uint32_t dst_va, uint32_t a_va,
                      uint32_t b_va, uint32_t n, uint32_t scalar);
+/* Graphics engine (CAPS.GFX). Pixels are 32-bit words (RGBA8, R in byte 0); every VA and
+ * pitch (bytes) must be word aligned and every width/height nonzero, and the rectangles must
+ * not run past 4 GiB, else VMGPU_ERR_INVALID and nothing is queued. GFX_FILL writes color to
+ * width x height pixels; GFX_BLIT is a nearest-neighbour scaled copy,
+ * dst(x,y) = src(x*src_w/dst_w, y*src_h/dst_h) rounded down (a plain copy at equal sizes);
+ * GFX_MIPGEN writes one mip level with a 2x2 box filter per 8-bit channel (rounded, source
+ * coordinates clamped to the last column/row), one call per level. */
+int vmgpu_cmd_gfx_fill(vmgpu_stream *s, uint32_t dst_va, uint32_t dst_pitch, uint32_t width,
+                       uint32_t height, uint32_t color);
+int vmgpu_cmd_gfx_blit(vmgpu_stream *s, uint32_t src_va, uint32_t src_pitch, uint32_t src_w,
+                       uint32_t src_h, uint32_t dst_va, uint32_t dst_pitch, uint32_t dst_w,
+                       uint32_t dst_h);
+int vmgpu_cmd_gfx_mipgen(vmgpu_stream *s, uint32_t src_va, uint32_t src_pitch, uint32_t src_w,
+                         uint32_t src_h, uint32_t dst_va, uint32_t dst_pitch, uint32_t dst_w,
+                         uint32_t dst_h);
 /* TIMESTAMP: the 64-bit cycle counter is written at physical pa (8-byte slot) when every
  * earlier command of the ring has completed. */
 int vmgpu_cmd_timestamp(vmgpu_stream *s, uint32_t pa);
