@@ -9,6 +9,10 @@ module mem_fabric #(
   parameter integer NM        = 5,          // number of masters
   parameter integer MEM_BYTES = 16777216,   // device memory bytes (power of two)
   parameter integer HOST_OUTSTANDING = 8,   // host-port reads in flight at most (power of two)
+  // 1: device-memory read data is registered once more before it goes to the masters, so a
+  // read answers two cycles after its grant instead of one. Block RAM's clock-to-output time
+  // is a large part of a cycle on an FPGA; with the stage no master's logic follows it directly.
+  parameter integer RSP_REG   = 0,
   parameter integer AW        = $clog2(MEM_BYTES / 4)  // device word-address width (derived)
 ) (
   input  wire             clk_i,
@@ -54,9 +58,19 @@ module mem_fabric #(
   reg [HW:0]   tag_count_q;
   reg [NM-1:0] host_pending;  // master i has host reads in flight
 
-  // Device-read response: one cycle after the grant.
+  // Device-read response: one cycle after the grant (two with RSP_REG).
   reg          dev_rsp_valid_q;
   reg [MW-1:0] dev_rsp_master_q;
+  reg          dev_rsp2_valid_q;   // the RSP_REG stage
+  reg [MW-1:0] dev_rsp2_master_q;
+  reg [31:0]   dev_rsp2_data_q;
+  wire          dev_out_valid  = (RSP_REG != 0) ? dev_rsp2_valid_q  : dev_rsp_valid_q;
+  wire [MW-1:0] dev_out_master = (RSP_REG != 0) ? dev_rsp2_master_q : dev_rsp_master_q;
+  wire [31:0]   dev_out_data   = (RSP_REG != 0) ? dev_rsp2_data_q   : dm_rd_data_i;
+  // With RSP_REG a device read is still on its way for one cycle after the memory answered;
+  // the same master's host read must not start then, or a fast host answer could arrive in the
+  // cycle of the device answer (one response bus per master).
+  reg [NM-1:0] dev_in_flight;
 
   integer i;
   reg          dev_rd_found, dev_wr_found, host_wr_found, host_rd_found;
@@ -70,8 +84,10 @@ module mem_fabric #(
   reg [HW:0] host_cnt_q [0:NM-1];
   integer m;  // loop index of the clocked block (i belongs to the combinational ones)
   always @(*) begin
-    for (i = 0; i < NM; i = i + 1)
+    for (i = 0; i < NM; i = i + 1) begin
       host_pending[i] = (tag_count_q != {(HW+1){1'b0}}) && (host_cnt_q[i] != {(HW+1){1'b0}});
+      dev_in_flight[i] = (RSP_REG != 0) && dev_rsp_valid_q && (dev_rsp_master_q == i[MW-1:0]);
+    end
   end
 
   // Priority picks, lowest index first.
@@ -84,7 +100,7 @@ module mem_fabric #(
       if (m_rd_valid_i[i] && !m_rd_host_i[i] && !host_pending[i]) begin
         dev_rd_found = 1'b1; dev_rd_sel = i[MW-1:0];
       end
-      if (m_rd_valid_i[i] && m_rd_host_i[i]) begin
+      if (m_rd_valid_i[i] && m_rd_host_i[i] && !dev_in_flight[i]) begin
         host_rd_found = 1'b1; host_rd_sel = i[MW-1:0];
       end
       if (m_wr_valid_i[i] && !m_wr_host_i[i]) begin
@@ -126,22 +142,27 @@ module mem_fabric #(
   // Responses: device memory and the host port may answer different masters in one cycle.
   always @(*) begin
     m_rsp_valid_o = {NM{1'b0}};
-    m_rsp_data_o  = {NM{dm_rd_data_i}};
+    m_rsp_data_o  = {NM{dev_out_data}};
     for (i = 0; i < NM; i = i + 1) begin
       if (host_rsp_valid_i && tag_count_q != 0 && host_rsp_master == i[MW-1:0]) begin
         m_rsp_valid_o[i] = 1'b1;
         m_rsp_data_o[32*i +: 32] = host_rsp_data_i;
       end
-      if (dev_rsp_valid_q && dev_rsp_master_q == i[MW-1:0]) m_rsp_valid_o[i] = 1'b1;
+      if (dev_out_valid && dev_out_master == i[MW-1:0]) m_rsp_valid_o[i] = 1'b1;
     end
   end
 
   wire host_rsp_pop = host_rsp_valid_i && (tag_count_q != 0);
 
+  // Data of the RSP_REG stage: no reset needed, dev_rsp2_valid_q qualifies it.
+  always @(posedge clk_i) dev_rsp2_data_q <= dm_rd_data_i;
+
   always @(posedge clk_i) begin
     if (!rst_ni) begin
       dev_rsp_valid_q  <= 1'b0;
       dev_rsp_master_q <= {MW{1'b0}};
+      dev_rsp2_valid_q  <= 1'b0;
+      dev_rsp2_master_q <= {MW{1'b0}};
       tag_rd_q         <= {HW{1'b0}};
       tag_wr_q         <= {HW{1'b0}};
       tag_count_q      <= {(HW+1){1'b0}};
@@ -149,6 +170,8 @@ module mem_fabric #(
     end else begin
       dev_rsp_valid_q  <= dev_rd_found;
       dev_rsp_master_q <= dev_rd_sel;
+      dev_rsp2_valid_q  <= dev_rsp_valid_q;
+      dev_rsp2_master_q <= dev_rsp_master_q;
       if (host_rd_go) begin
         tag_q[tag_wr_q] <= host_rd_sel;
         tag_wr_q        <= tag_wr_q + 1'b1;

@@ -5,7 +5,8 @@
 module vmgpu_top #(
   parameter integer MEM_BYTES   = 16777216,  // device memory bytes, a power of two
   parameter integer TLB_ENTRIES = 16,        // fully associative TLB entries
-  parameter integer N_RINGS     = 2          // command rings: 2 or 4
+  parameter integer N_RINGS     = 2,         // command rings: 2 or 4
+  parameter integer MEM_RSP_REG = 0          // 1: device-memory reads answer a cycle later (FPGA timing)
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -386,7 +387,8 @@ module vmgpu_top #(
 
   mem_fabric #(
     .NM        (NM),
-    .MEM_BYTES (MEM_BYTES)
+    .MEM_BYTES (MEM_BYTES),
+    .RSP_REG   (MEM_RSP_REG)
   ) u_fabric (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),

@@ -16,6 +16,7 @@ module ulx3s_top #(
   parameter integer MEM_BYTES           = 65536,          // device memory (block RAM), a power of two
   parameter integer TLB_ENTRIES         = 16,             // TLB entries of vmgpu_top
   parameter integer N_RINGS             = 2,              // command rings of vmgpu_top
+  parameter integer MEM_RSP_REG         = 1,              // registered block-RAM reads (timing)
   parameter integer HEARTBEAT_BIT       = 25,             // heartbeat LED toggles every 2^this cycles
   parameter integer ACTIVITY_BITS       = 20              // link LED stays on 2^this cycles per byte
 ) (
@@ -85,7 +86,8 @@ module ulx3s_top #(
   vmgpu_top #(
     .MEM_BYTES   (MEM_BYTES),
     .TLB_ENTRIES (TLB_ENTRIES),
-    .N_RINGS     (N_RINGS)
+    .N_RINGS     (N_RINGS),
+    .MEM_RSP_REG (MEM_RSP_REG)
   ) u_vmgpu (
     .clk_i            (clk),
     .rst_ni           (rst_n),

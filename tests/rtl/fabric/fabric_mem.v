@@ -5,6 +5,7 @@ module fabric_mem #(
   parameter integer NM               = 5,     // number of masters
   parameter integer MEM_BYTES        = 4096,  // device memory bytes (power of two)
   parameter integer HOST_OUTSTANDING = 4,     // host-port reads in flight at most (power of two)
+  parameter integer RSP_REG          = 0,     // mem_fabric's registered device-read stage
   parameter integer AW               = $clog2(MEM_BYTES / 4)  // word-address width (derived)
 ) (
   input  wire             clk_i,
@@ -40,7 +41,8 @@ module fabric_mem #(
   mem_fabric #(
     .NM               (NM),
     .MEM_BYTES        (MEM_BYTES),
-    .HOST_OUTSTANDING (HOST_OUTSTANDING)
+    .HOST_OUTSTANDING (HOST_OUTSTANDING),
+    .RSP_REG          (RSP_REG)
   ) u_fabric (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
