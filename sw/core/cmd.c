@@ -250,6 +250,9 @@ int vmgpu_cmd_wait_fence(vmgpu_stream *s, unsigned ring, uint32_t value)
     if (!vmgpu_fence_reached(dev->ring[ring].fence_issued, value))
         return core_fail(dev, VMGPU_ERR_INVALID, "wait_fence: ring %u fence %u not issued yet "
                          "(would deadlock)", ring, value);
+    /* The awaited fence may still be queued on its ring (a deferred event record). */
+    rc = ring_flush_pending(dev, ring);
+    if (rc) return rc;
     uint32_t w[3] = {VMGPU_CMD_HEADER(VMGPU_OP_WAIT_FENCE, 2, 0), ring, value};
     return ring_emit(dev, s->ring, w, 3);
 }
@@ -268,6 +271,20 @@ int vmgpu_stream_submit(vmgpu_stream *s, uint32_t *fence)
     if (rc) return rc;
     uint32_t f;
     rc = ring_submit(s->ctx->dev, s->ring, &f);
+    if (rc) return rc;
+    s->last_fence = f;
+    s->submitted = 1;
+    if (fence) *fence = f;
+    return VMGPU_OK;
+}
+
+/* A fence on the stream's ring that is queued but not yet sent (see vmgpu_event_record). */
+int stream_fence_deferred(vmgpu_stream *s, uint32_t *fence)
+{
+    int rc = stream_ok(s, "fence");
+    if (rc) return rc;
+    uint32_t f;
+    rc = ring_fence(s->ctx->dev, s->ring, &f, 0);
     if (rc) return rc;
     s->last_fence = f;
     s->submitted = 1;

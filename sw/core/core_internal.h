@@ -116,6 +116,9 @@ int ring_emit(vmgpu_dev *dev, unsigned r, const uint32_t *w, size_t n);
 int ring_bind(vmgpu_dev *dev, unsigned r, vmgpu_ctx *ctx);
 /* Queue FENCE, write everything to the ring, ring the doorbell. */
 int ring_submit(vmgpu_dev *dev, unsigned r, uint32_t *fence);
+int ring_fence(vmgpu_dev *dev, unsigned r, uint32_t *fence, int flush);
+int ring_flush_pending(vmgpu_dev *dev, unsigned r);
+int stream_fence_deferred(vmgpu_stream *s, uint32_t *fence);
 /* Room the queue must leave: commands larger than this are refused. */
 size_t ring_max_cmd_words(const vmgpu_dev *dev, unsigned r);
 void ctx_mark_faulted(vmgpu_ctx *ctx, const char *msg);

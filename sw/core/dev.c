@@ -503,7 +503,10 @@ int ring_bind(vmgpu_dev *dev, unsigned r, vmgpu_ctx *ctx)
     return rc;
 }
 
-int ring_submit(vmgpu_dev *dev, unsigned r, uint32_t *fence)
+/* Queue a FENCE with the ring's next value; flush: also write the queue and ring the doorbell.
+ * A fence left queued goes out with the ring's next flush, at the latest when something waits
+ * for it (fence query/wait, another ring's WAIT_FENCE), so nobody can wait on it forever. */
+int ring_fence(vmgpu_dev *dev, unsigned r, uint32_t *fence, int flush)
 {
     ring_state *rg = &dev->ring[r];
     uint32_t v = rg->fence_issued + 1;
@@ -511,10 +514,22 @@ int ring_submit(vmgpu_dev *dev, unsigned r, uint32_t *fence)
     int rc = ring_emit(dev, r, w, 3);
     if (rc) return rc;
     rg->fence_issued = v;
-    rc = ring_flush(dev, r);
-    if (rc) return rc;
+    if (flush) {
+        rc = ring_flush(dev, r);
+        if (rc) return rc;
+    }
     if (fence) *fence = v;
     return VMGPU_OK;
+}
+
+int ring_submit(vmgpu_dev *dev, unsigned r, uint32_t *fence)
+{
+    return ring_fence(dev, r, fence, 1);
+}
+
+int ring_flush_pending(vmgpu_dev *dev, unsigned r)
+{
+    return dev->ring[r].npend ? ring_flush(dev, r) : VMGPU_OK;
 }
 
 uint32_t vmgpu_fence_last(const vmgpu_dev *dev, unsigned r)
@@ -627,6 +642,8 @@ int vmgpu_fence_query(vmgpu_dev *dev, unsigned r, uint32_t value)
     ring_state *rg = &dev->ring[r];
     if (vmgpu_fence_reached(rg->fence_done, value)) return VMGPU_OK;
     if (fence_dropped(rg, value)) return core_fail(dev, VMGPU_ERR_FAULT, "%s", rg->dropped_msg);
+    int frc = ring_flush_pending(dev, r);  /* a deferred event fence must get to the device */
+    if (frc) return frc;
     RD(VMGPU_RING_REG(r, VMGPU_RING_FENCE), &rg->fence_done);
     return vmgpu_fence_reached(rg->fence_done, value) ? VMGPU_OK : VMGPU_ERR_NOT_READY;
 }
@@ -640,6 +657,8 @@ int vmgpu_fence_wait(vmgpu_dev *dev, unsigned r, uint32_t value)
                          "(last %u)", r, value, rg->fence_issued);
     if (vmgpu_fence_reached(rg->fence_done, value)) return VMGPU_OK;
     if (fence_dropped(rg, value)) return core_fail(dev, VMGPU_ERR_FAULT, "%s", rg->dropped_msg);
+    int frc = ring_flush_pending(dev, r);
+    if (frc) return frc;
     uint64_t spent = 0;
     unsigned idle_looks = 0;
     for (;;) {
@@ -721,8 +740,12 @@ int vmgpu_event_record(vmgpu_event *ev, vmgpu_stream *s)
     if (!ev || !s) return VMGPU_ERR_INVALID;
     int rc = vmgpu_cmd_timestamp(s, event_pa(ev));
     if (rc) return rc;
+    /* The TIMESTAMP and its FENCE stay queued until the stream's next command goes out (or
+     * someone waits for the event): over a slow link, submitting the record on its own would
+     * stamp the time at which it crossed the link, long before the work that follows it
+     * arrives, and an event pair would time the link instead of the work between them. */
     uint32_t f;
-    rc = vmgpu_stream_submit(s, &f);
+    rc = stream_fence_deferred(s, &f);
     if (rc) return rc;
     ev->recorded = 1;
     ev->ring = s->ring;
