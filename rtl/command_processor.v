@@ -3,7 +3,7 @@
 // time. The next command comes from the next ring (round-robin) that has work it can run, so
 // two rings interleave command by command; a ring stopped on a fault or blocked in WAIT_FENCE
 // never holds the others up. Physical commands (FENCE, PTE_FILL, WRITE_IMM, TIMESTAMP) write
-// device memory directly; DMA_COPY/DMA_FILL and LAUNCH run on the engines, translated by the
+// device memory directly; DMA_COPY/DMA_FILL, LAUNCH and GFX_* run on the engines, translated by the
 // MMU in the context the ring bound with BIND_CTX; TLB_INV goes to the MMU in stream order.
 module command_processor #(
   parameter integer MEM_BYTES = 16777216,  // device memory bytes (range checks)
@@ -64,6 +64,23 @@ module command_processor #(
   input  wire [31:0]         cu_fault_va_i,
   input  wire                cu_fault_write_i,
   input  wire [3:0]          cu_fault_reason_i,
+  // graphics engine
+  output reg                 gfx_start_o,
+  output wire [1:0]          gfx_op_o,        // 0 fill, 1 blit, 2 mipgen
+  output wire [31:0]         gfx_src_va_o,
+  output wire [31:0]         gfx_src_pitch_o,
+  output wire [31:0]         gfx_src_w_o,
+  output wire [31:0]         gfx_src_h_o,
+  output wire [31:0]         gfx_dst_va_o,
+  output wire [31:0]         gfx_dst_pitch_o,
+  output wire [31:0]         gfx_dst_w_o,
+  output wire [31:0]         gfx_dst_h_o,
+  output wire [31:0]         gfx_color_o,
+  input  wire                gfx_done_i,
+  input  wire                gfx_fault_i,
+  input  wire [31:0]         gfx_fault_va_i,
+  input  wire                gfx_fault_write_i,
+  input  wire [3:0]          gfx_fault_reason_i,
   // status
   output wire                idle_o,        // nothing runnable and nothing running
   output reg  [N_RINGS-1:0]  ring_busy_o,
@@ -112,14 +129,15 @@ module command_processor #(
   reg [7:0]     op_q, len_q;
   reg [7:0]     flags_q;       // header flags (bits [23:16] are unused by every command)
   reg           hdr_ok_q;      // the header's op/len/flags are well formed (S_HDR_CHK)
-  reg [31:0]    args_q [0:5];  // payload words 0..5
-  reg [2:0]     rd_issued_q, rd_got_q, nargs_q;
+  reg [31:0]    args_q [0:7];  // payload words 0..7
+  reg [3:0]     rd_issued_q, rd_got_q, nargs_q;
   reg [31:0]    wr_count_q, wr_addr_q, wr_data_q, wr_inc_q;
   reg [7:0]     imm_k_q;        // WRITE_IMM: next payload word to copy (1-based)
   reg [31:0]    ts_hi_q;        // TIMESTAMP: high word, written second
 
   wire [31:0] a0 = args_q[0], a1 = args_q[1], a2 = args_q[2];
   wire [31:0] a3 = args_q[3], a4 = args_q[4], a5 = args_q[5];
+  wire [31:0] a6 = args_q[6], a7 = args_q[7];
 
   wire [31:0] cur_base = base_q[cur_q];
   wire [31:0] cur_mask = size_q[cur_q] - 32'd1;
@@ -215,6 +233,9 @@ module command_processor #(
       OP_LAUNCH:     hdr_ok = (hdr_len == 8'd1) && (hdr_flags[7:0] <= KERNEL_REDUCE_SUM);
       OP_TIMESTAMP:  hdr_ok = (hdr_len == 8'd1);
       OP_WAIT_FENCE: hdr_ok = (hdr_len == 8'd2);
+      OP_GFX_FILL:   hdr_ok = (hdr_len == 8'd5);
+      OP_GFX_BLIT:   hdr_ok = (hdr_len == 8'd8);
+      OP_GFX_MIPGEN: hdr_ok = (hdr_len == 8'd8);
       default:       hdr_ok = 1'b0;
     endcase
   end
@@ -242,6 +263,19 @@ module command_processor #(
   assign dma_pattern_size_o = flags_q[1:0];
   assign cu_kernel_o        = flags_q;
   assign cu_args_va_o       = a0;
+  // GFX_FILL: dst_va, dst_pitch, width, height, color; GFX_BLIT/MIPGEN: src_va, src_pitch,
+  // src_w, src_h, dst_va, dst_pitch, dst_w, dst_h.
+  wire   gfx_fill           = (op_q == OP_GFX_FILL);
+  assign gfx_op_o           = gfx_fill ? 2'd0 : (op_q == OP_GFX_BLIT) ? 2'd1 : 2'd2;
+  assign gfx_src_va_o       = a0;
+  assign gfx_src_pitch_o    = a1;
+  assign gfx_src_w_o        = a2;
+  assign gfx_src_h_o        = a3;
+  assign gfx_dst_va_o       = gfx_fill ? a0 : a4;
+  assign gfx_dst_pitch_o    = gfx_fill ? a1 : a5;
+  assign gfx_dst_w_o        = gfx_fill ? a2 : a6;
+  assign gfx_dst_h_o        = gfx_fill ? a3 : a7;
+  assign gfx_color_o        = a4;
 
   // ---- ring register reads ----
   wire [RW-1:0] rr = reg_ring_i[RW-1:0];
@@ -299,12 +333,13 @@ module command_processor #(
       wr_count_q <= 0; wr_addr_q <= 0; wr_data_q <= 0; wr_inc_q <= 0; imm_k_q <= 0; ts_hi_q <= 0;
       mem_rd_valid_o <= 1'b0; mem_rd_addr_o <= 0;
       mem_wr_valid_o <= 1'b0; mem_wr_addr_o <= 0; mem_wr_data_o <= 0;
-      inv_valid_o <= 1'b0; dma_start_o <= 1'b0; cu_start_o <= 1'b0;
+      inv_valid_o <= 1'b0; dma_start_o <= 1'b0; cu_start_o <= 1'b0; gfx_start_o <= 1'b0;
       fence_irq_o <= 0; fault_irq_o <= 0;
     end else begin
       inv_valid_o <= 1'b0;
       dma_start_o <= 1'b0;
       cu_start_o  <= 1'b0;
+      gfx_start_o <= 1'b0;
       fence_irq_o <= 0;
       fault_irq_o <= 0;
 
@@ -362,8 +397,8 @@ module command_processor #(
           len_q    <= hdr_len;
           flags_q  <= hdr_flags;
           hdr_ok_q <= hdr_ok;
-          rd_issued_q <= 3'd0;
-          rd_got_q    <= 3'd0;
+          rd_issued_q <= 4'd0;
+          rd_got_q    <= 4'd0;
           state_q  <= S_HDR_CHK;
         end
 
@@ -376,24 +411,24 @@ module command_processor #(
           end else if (op_q == OP_NOP) begin
             state_q <= S_DONE;
           end else begin
-            nargs_q <= (op_q == OP_WRITE_IMM) ? 3'd1 : len_q[2:0];
+            nargs_q <= (op_q == OP_WRITE_IMM) ? 4'd1 : len_q[3:0];
             state_q <= S_ARGS;
           end
         end
 
         // Fetch the payload words, one read per cycle.
         S_ARGS: begin
-          if (mem_rd_valid_o && mem_rd_ready_i) rd_issued_q <= rd_issued_q + 3'd1;
-          if (mem_rd_valid_o && mem_rd_ready_i && rd_issued_q + 3'd1 == nargs_q)
+          if (mem_rd_valid_o && mem_rd_ready_i) rd_issued_q <= rd_issued_q + 4'd1;
+          if (mem_rd_valid_o && mem_rd_ready_i && rd_issued_q + 4'd1 == nargs_q)
             mem_rd_valid_o <= 1'b0;
           else if (rd_issued_q < nargs_q) begin
             mem_rd_valid_o <= 1'b1;
-            mem_rd_addr_o  <= cur_base + ((cmd_head_q + {26'd0, rd_issued_q + ((mem_rd_valid_o && mem_rd_ready_i) ? 3'd1 : 3'd0), 2'b00} + 32'd4) & cur_mask);
+            mem_rd_addr_o  <= cur_base + ((cmd_head_q + {26'd0, rd_issued_q + ((mem_rd_valid_o && mem_rd_ready_i) ? 4'd1 : 4'd0), 2'b00} + 32'd4) & cur_mask);
           end
           if (mem_rsp_valid_i) begin
-            args_q[rd_got_q] <= mem_rsp_data_i;
-            rd_got_q <= rd_got_q + 3'd1;
-            if (rd_got_q + 3'd1 == nargs_q) state_q <= S_EXEC;
+            args_q[rd_got_q[2:0]] <= mem_rsp_data_i;
+            rd_got_q <= rd_got_q + 4'd1;
+            if (rd_got_q + 4'd1 == nargs_q) state_q <= S_EXEC;
           end
         end
 
@@ -460,6 +495,10 @@ module command_processor #(
             end
             OP_LAUNCH: begin
               cu_start_o <= 1'b1;
+              state_q <= S_ENGINE;
+            end
+            OP_GFX_FILL, OP_GFX_BLIT, OP_GFX_MIPGEN: begin
+              gfx_start_o <= 1'b1;
               state_q <= S_ENGINE;
             end
             OP_WAIT_FENCE: begin
@@ -537,6 +576,10 @@ module command_processor #(
           end
           if (cu_done_i) begin
             if (cu_fault_i) raise_fault(cu_fault_reason_i, cu_fault_va_i, cu_fault_write_i);
+            else state_q <= S_DONE;
+          end
+          if (gfx_done_i) begin
+            if (gfx_fault_i) raise_fault(gfx_fault_reason_i, gfx_fault_va_i, gfx_fault_write_i);
             else state_q <= S_DONE;
           end
         end

@@ -39,6 +39,7 @@ module csr_block #(
   input  wire               cp_idle_i,
   input  wire               dma_busy_i,
   input  wire               cu_busy_i,
+  input  wire               gfx_busy_i,
   input  wire [N_RINGS-1:0] ring_busy_i,
   input  wire [N_RINGS-1:0] ring_fault_i,
   input  wire [N_RINGS-1:0] fence_irq_i,
@@ -100,7 +101,7 @@ module csr_block #(
 
   wire [N_RINGS-1:0] fence_bits = int_status_q[REG_INT_STATUS_FENCE_LSB +: N_RINGS];
   wire [N_RINGS-1:0] fault_bits = int_status_q[REG_INT_STATUS_FAULT_LSB +: N_RINGS];
-  assign idle_o = cp_idle_i && !dma_busy_i && !cu_busy_i;
+  assign idle_o = cp_idle_i && !dma_busy_i && !cu_busy_i && !gfx_busy_i;
   assign irq_o  = |(int_status_q & int_enable_q[11:0]);
 
   wire window_in_range = (mem_addr_q < MEM_BYTES_W);
@@ -128,14 +129,14 @@ module csr_block #(
       case (csr_addr_i)
         REG_ID:            rdata = VMGPU_ID_MAGIC;
         REG_VERSION:       rdata = VMGPU_HW_VERSION;
-        REG_CAPS:          rdata = {8'd0, 8'd12, TLB_ENTRIES_W[7:0], 4'd0, N_RINGS_W[3:0]};
+        REG_CAPS:          rdata = {7'd0, 1'b1, 8'd12, TLB_ENTRIES_W[7:0], 4'd0, N_RINGS_W[3:0]};  // bit 24: graphics engine
         REG_MEM_SIZE:      rdata = MEM_BYTES_W;
         REG_CYCLE_LO:      rdata = cycle_o[31:0];
         REG_CYCLE_HI:      rdata = cycle_hi_q;
         REG_INT_STATUS:    rdata = {20'd0, int_status_q};
         REG_INT_ENABLE:    rdata = int_enable_q;
         REG_MEM_ADDR:      rdata = mem_addr_q;
-        REG_STATUS:        rdata = {12'd0, ring_fault4, 4'd0, ring_busy4, 5'd0, cu_busy_i, dma_busy_i, idle_o};
+        REG_STATUS:        rdata = {12'd0, ring_fault4, 4'd0, ring_busy4, 4'd0, gfx_busy_i, cu_busy_i, dma_busy_i, idle_o};
         REG_TLB_HITS:      rdata = tlb_hits_q;
         REG_TLB_MISSES:    rdata = tlb_misses_q;
         REG_TLB_EVICTIONS: rdata = tlb_evictions_q;

@@ -1,6 +1,6 @@
 `default_nettype none
 // vmgpu_top: the whole accelerator. A CSR port in, a host port out, and inside: the CSR block,
-// the command processor, the DMA and compute engines, the MMU (TLB + page-table walker), the
+// the command processor, the DMA, compute and graphics engines, the MMU (TLB + page-table walker), the
 // memory fabric and device memory. docs/architecture.md draws it and states every contract.
 module vmgpu_top #(
   parameter integer MEM_BYTES   = 16777216,  // device memory bytes, a power of two
@@ -33,7 +33,7 @@ module vmgpu_top #(
 );
   localparam integer AW = $clog2(MEM_BYTES / 4);  // device word-address width
   // Fabric masters, highest priority first.
-  localparam integer M_WALK = 0, M_WIN = 1, M_CP = 2, M_DMA = 3, M_CU = 4, NM = 5;
+  localparam integer M_WALK = 0, M_WIN = 1, M_CP = 2, M_DMA = 3, M_CU = 4, M_GFX = 5, NM = 6;
 
   // ---- fabric master buses ----
   wire [NM-1:0]    m_rd_valid, m_rd_ready, m_rd_host, m_rsp_valid;
@@ -68,6 +68,12 @@ module vmgpu_top #(
   wire [31:0] cu_args_va, cu_fault_va;
   wire [3:0]  cu_fault_reason;
 
+  wire        gfx_start, gfx_busy, gfx_done, gfx_fault, gfx_fault_write;
+  wire [1:0]  gfx_op;
+  wire [31:0] gfx_src_va, gfx_src_pitch, gfx_src_w, gfx_src_h;
+  wire [31:0] gfx_dst_va, gfx_dst_pitch, gfx_dst_w, gfx_dst_h, gfx_color, gfx_fault_va;
+  wire [3:0]  gfx_fault_reason;
+
   // ---- translation ports ----
   wire        tr0_req_valid, tr0_req_ready, tr0_req_write, tr0_rsp_valid, tr0_rsp_host, tr0_rsp_fault;
   wire [31:0] tr0_req_va, tr0_rsp_pa;
@@ -75,6 +81,11 @@ module vmgpu_top #(
   wire        tr1_req_valid, tr1_req_ready, tr1_req_write, tr1_rsp_valid, tr1_rsp_host, tr1_rsp_fault;
   wire [31:0] tr1_req_va, tr1_rsp_pa;
   wire [3:0]  tr1_rsp_reason;
+  // The compute and graphics engines share MMU port 1 (tr_port_arb, compute first).
+  wire        cu_tr_req_valid, cu_tr_req_ready, cu_tr_req_write, cu_tr_rsp_valid;
+  wire [31:0] cu_tr_req_va;
+  wire        gfx_tr_req_valid, gfx_tr_req_ready, gfx_tr_req_write, gfx_tr_rsp_valid;
+  wire [31:0] gfx_tr_req_va;
 
   // ---- MMU statistics and events ----
   wire        stat_hit, stat_miss, stat_evict, stat_walk;
@@ -163,6 +174,7 @@ module vmgpu_top #(
     .cp_idle_i       (cp_idle),
     .dma_busy_i      (dma_busy),
     .cu_busy_i       (cu_busy),
+    .gfx_busy_i      (gfx_busy),
     .ring_busy_i     (ring_busy),
     .ring_fault_i    (ring_fault),
     .fence_irq_i     (fence_irq),
@@ -240,6 +252,22 @@ module vmgpu_top #(
     .cu_fault_va_i      (cu_fault_va),
     .cu_fault_write_i   (cu_fault_write),
     .cu_fault_reason_i  (cu_fault_reason),
+    .gfx_start_o        (gfx_start),
+    .gfx_op_o           (gfx_op),
+    .gfx_src_va_o       (gfx_src_va),
+    .gfx_src_pitch_o    (gfx_src_pitch),
+    .gfx_src_w_o        (gfx_src_w),
+    .gfx_src_h_o        (gfx_src_h),
+    .gfx_dst_va_o       (gfx_dst_va),
+    .gfx_dst_pitch_o    (gfx_dst_pitch),
+    .gfx_dst_w_o        (gfx_dst_w),
+    .gfx_dst_h_o        (gfx_dst_h),
+    .gfx_color_o        (gfx_color),
+    .gfx_done_i         (gfx_done),
+    .gfx_fault_i        (gfx_fault),
+    .gfx_fault_va_i     (gfx_fault_va),
+    .gfx_fault_write_i  (gfx_fault_write),
+    .gfx_fault_reason_i (gfx_fault_reason),
     .idle_o             (cp_idle),
     .ring_busy_o        (ring_busy),
     .ring_fault_o       (ring_fault),
@@ -304,11 +332,11 @@ module vmgpu_top #(
     .fault_va_o      (cu_fault_va),
     .fault_write_o   (cu_fault_write),
     .fault_reason_o  (cu_fault_reason),
-    .tr_req_valid_o  (tr1_req_valid),
-    .tr_req_ready_i  (tr1_req_ready),
-    .tr_req_va_o     (tr1_req_va),
-    .tr_req_write_o  (tr1_req_write),
-    .tr_rsp_valid_i  (tr1_rsp_valid),
+    .tr_req_valid_o  (cu_tr_req_valid),
+    .tr_req_ready_i  (cu_tr_req_ready),
+    .tr_req_va_o     (cu_tr_req_va),
+    .tr_req_write_o  (cu_tr_req_write),
+    .tr_rsp_valid_i  (cu_tr_rsp_valid),
     .tr_rsp_pa_i     (tr1_rsp_pa),
     .tr_rsp_host_i   (tr1_rsp_host),
     .tr_rsp_fault_i  (tr1_rsp_fault),
@@ -325,6 +353,69 @@ module vmgpu_top #(
     .mem_wr_host_o   (m_wr_host[M_CU]),
     .mem_wr_data_o   (m_wr_data[32*M_CU +: 32]),
     .mem_wr_be_o     (m_wr_be[4*M_CU +: 4])
+  );
+
+  graphics_engine u_gfx (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .start_i         (gfx_start),
+    .op_i            (gfx_op),
+    .src_va_i        (gfx_src_va),
+    .src_pitch_i     (gfx_src_pitch),
+    .src_w_i         (gfx_src_w),
+    .src_h_i         (gfx_src_h),
+    .dst_va_i        (gfx_dst_va),
+    .dst_pitch_i     (gfx_dst_pitch),
+    .dst_w_i         (gfx_dst_w),
+    .dst_h_i         (gfx_dst_h),
+    .color_i         (gfx_color),
+    .busy_o          (gfx_busy),
+    .done_o          (gfx_done),
+    .fault_o         (gfx_fault),
+    .fault_va_o      (gfx_fault_va),
+    .fault_write_o   (gfx_fault_write),
+    .fault_reason_o  (gfx_fault_reason),
+    .tr_req_valid_o  (gfx_tr_req_valid),
+    .tr_req_ready_i  (gfx_tr_req_ready),
+    .tr_req_va_o     (gfx_tr_req_va),
+    .tr_req_write_o  (gfx_tr_req_write),
+    .tr_rsp_valid_i  (gfx_tr_rsp_valid),
+    .tr_rsp_pa_i     (tr1_rsp_pa),
+    .tr_rsp_host_i   (tr1_rsp_host),
+    .tr_rsp_fault_i  (tr1_rsp_fault),
+    .tr_rsp_reason_i (tr1_rsp_reason),
+    .mem_rd_valid_o  (m_rd_valid[M_GFX]),
+    .mem_rd_ready_i  (m_rd_ready[M_GFX]),
+    .mem_rd_addr_o   (m_rd_addr[32*M_GFX +: 32]),
+    .mem_rd_host_o   (m_rd_host[M_GFX]),
+    .mem_rsp_valid_i (m_rsp_valid[M_GFX]),
+    .mem_rsp_data_i  (m_rsp_data[32*M_GFX +: 32]),
+    .mem_wr_valid_o  (m_wr_valid[M_GFX]),
+    .mem_wr_ready_i  (m_wr_ready[M_GFX]),
+    .mem_wr_addr_o   (m_wr_addr[32*M_GFX +: 32]),
+    .mem_wr_host_o   (m_wr_host[M_GFX]),
+    .mem_wr_data_o   (m_wr_data[32*M_GFX +: 32]),
+    .mem_wr_be_o     (m_wr_be[4*M_GFX +: 4])
+  );
+
+  tr_port_arb u_tr1_arb (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .a_req_valid_i (cu_tr_req_valid),
+    .a_req_ready_o (cu_tr_req_ready),
+    .a_req_va_i    (cu_tr_req_va),
+    .a_req_write_i (cu_tr_req_write),
+    .a_rsp_valid_o (cu_tr_rsp_valid),
+    .b_req_valid_i (gfx_tr_req_valid),
+    .b_req_ready_o (gfx_tr_req_ready),
+    .b_req_va_i    (gfx_tr_req_va),
+    .b_req_write_i (gfx_tr_req_write),
+    .b_rsp_valid_o (gfx_tr_rsp_valid),
+    .req_valid_o   (tr1_req_valid),
+    .req_ready_i   (tr1_req_ready),
+    .req_va_o      (tr1_req_va),
+    .req_write_o   (tr1_req_write),
+    .rsp_valid_i   (tr1_rsp_valid)
   );
 
   mmu #(

@@ -67,7 +67,7 @@ struct Bench {
     m.csr_req_i = 0; m.csr_we_i = 0; m.csr_addr_i = 0; m.csr_wdata_i = 0;
     m.ring_rdata_i = 0;
     m.win_rd_ready_i = 0; m.win_rsp_valid_i = 0; m.win_rsp_data_i = 0; m.win_wr_ready_i = 0;
-    m.cp_idle_i = 1; m.dma_busy_i = 0; m.cu_busy_i = 0;
+    m.cp_idle_i = 1; m.dma_busy_i = 0; m.cu_busy_i = 0; m.gfx_busy_i = 0;
     m.ring_busy_i = 0; m.ring_fault_i = 0; m.fence_irq_i = 0; m.fault_irq_i = 0;
     m.stat_hit_i = 0; m.stat_miss_i = 0; m.stat_evict_i = 0; m.stat_walk_i = 0;
     m.evt_valid_i = 0; m.evt_kind_i = 0; m.evt_reason_i = 0; m.evt_write_i = 0;
@@ -195,7 +195,9 @@ struct Bench {
   void wr(uint32_t a, uint32_t v) { access(true, a, v); }
 };
 
-uint32_t caps(const Params &p) { return (12u << 16) | (p.tlb << 8) | p.rings; }
+uint32_t caps(const Params &p) {
+  return VMGPU_REG_CAPS_GFX_MASK | (12u << 16) | (p.tlb << 8) | p.rings;
+}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -307,11 +309,12 @@ void test_regs(Bench &b) {
   unsigned n_status = 0;
   for (unsigned pat = 0; pat < 64; ++pat) {
     uint32_t busy = (pat * 0x9Eu) & rmask, fault = (pat * 0x35u >> 2) & rmask;
-    bool cp_idle = pat & 1, dma = pat & 2, cu = pat & 4;
-    b.m.cp_idle_i = cp_idle; b.m.dma_busy_i = dma; b.m.cu_busy_i = cu;
+    bool cp_idle = pat & 1, dma = pat & 2, cu = pat & 4, gfx = pat & 8;
+    b.m.cp_idle_i = cp_idle; b.m.dma_busy_i = dma; b.m.cu_busy_i = cu; b.m.gfx_busy_i = gfx;
     b.m.ring_busy_i = busy; b.m.ring_fault_i = fault;
-    bool idle = cp_idle && !dma && !cu;
+    bool idle = cp_idle && !dma && !cu && !gfx;
     uint32_t expect = (idle ? 1u : 0u) | (dma ? 2u : 0u) | (cu ? 4u : 0u) |
+                      (gfx ? VMGPU_REG_STATUS_GFX_BUSY_MASK : 0u) |
                       (busy << VMGPU_REG_STATUS_RING_BUSY_LSB) |
                       (fault << VMGPU_REG_STATUS_RING_FAULT_LSB);
     uint32_t v = b.rd(VMGPU_REG_STATUS);
@@ -319,7 +322,8 @@ void test_regs(Bench &b) {
     CHECK(bool(b.m.idle_o) == idle, "idle_o %d, expected %d", int(b.m.idle_o), int(idle));
     ++n_status;
   }
-  b.m.cp_idle_i = 1; b.m.dma_busy_i = 0; b.m.cu_busy_i = 0; b.m.ring_busy_i = 0;
+  b.m.cp_idle_i = 1; b.m.dma_busy_i = 0; b.m.cu_busy_i = 0; b.m.gfx_busy_i = 0;
+  b.m.ring_busy_i = 0;
   b.m.ring_fault_i = 0;
   std::printf("regs: %zu reset values, %zu ro registers unwritable, 3 rw registers x %zu "
               "patterns, %zu holes read 0, %u STATUS input patterns (CAPS 0x%08x, %u rings)\n",
