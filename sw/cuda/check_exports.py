@@ -14,7 +14,8 @@ have = {l.split()[-1] for l in out.splitlines() if l.split() and l.split()[-2] i
 missing = [w for w in want if w not in have]
 import re
 # vmgpu's own tools reach the core device through one vmgpu_cuda_* symbol (vmgpu_cuda_internal.h).
-extra = sorted(h for h in have if not re.match(r"cu[A-Z]", h) and h != "vmgpu_cuda_core_device")
+# The graphics API linked into libcuda exports vgfx* names (sw/include/vmgpu_gfx.h).
+extra = sorted(h for h in have if not re.match(r"cu[A-Z]|vgfx[A-Z]", h) and h != "vmgpu_cuda_core_device")
 print(f"exports.txt names {len(want)}, exported by {lib}: {len(want) - len(missing)}; other cu* exports: "
       f"{len([h for h in have if h.startswith('cu') and h not in want])}")
 for m in missing:

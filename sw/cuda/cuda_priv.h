@@ -26,6 +26,8 @@ void cu_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 CUresult cu_trace_rc(const char *name, CUresult rc);
 
 CUresult cu_need_init(void);
+/* The process's device, opened on demand without cuInit's CUDA state (the graphics API). */
+vmgpu_dev *cu_device_open(char *err, size_t errlen);
 struct CUctx_st *cu_ctx_lookup(CUcontext c);
 struct CUctx_st *cu_current_raw(void);
 CUresult cu_current(struct CUctx_st **out);

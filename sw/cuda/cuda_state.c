@@ -194,33 +194,57 @@ static void cu_atexit(void)
     pthread_mutex_unlock(&g_lock);
 }
 
+/*
+ * The process's one device, opened by whichever comes first: cuInit or the graphics API's
+ * vgfxInit (sw/gfx, linked into this library). Both drive this instance, as a graphics driver
+ * and CUDA share one GPU through one kernel driver; opening it sets up no CUDA state, so vgfx
+ * works without cuInit. Called with g_lock held. NULL (err filled) when there is no device.
+ */
+vmgpu_dev *cu_device_open(char *err, size_t errlen)
+{
+    static int atexit_set;
+    if (g_dev) return g_dev;
+    const char *spec = getenv("VMGPU_DEVICE");
+    snprintf(g_spec, sizeof g_spec, "%s", spec && spec[0] ? spec : "sim");
+    if (errlen) err[0] = 0;
+    int rc = vmgpu_dev_open(NULL, &g_dev, err, errlen);
+    if (rc) {
+        if (errlen && !err[0]) snprintf(err, errlen, "%s", vmgpu_status_name(rc));
+        g_dev = NULL;
+        return NULL;
+    }
+    vmgpu_dev_get_info(g_dev, &g_info);
+    if (!atexit_set) {
+        atexit(cu_atexit);
+        atexit_set = 1;
+    }
+    return g_dev;
+}
+
 static CUresult init_locked(unsigned flags)
 {
     if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
     if (g_init_tried) return g_init_rc;
     g_init_tried = 1;
-    const char *spec = getenv("VMGPU_DEVICE");
-    snprintf(g_spec, sizeof g_spec, "%s", spec && spec[0] ? spec : "sim");
     char err[512] = "";
-    int rc = vmgpu_dev_open(NULL, &g_dev, err, sizeof err);
-    if (rc) {
-        fprintf(stderr, "vmgpu libcuda: cuInit: no device: %s\n", err[0] ? err : vmgpu_status_name(rc));
+    int opened_here = g_dev == NULL;
+    if (!cu_device_open(err, sizeof err)) {
+        fprintf(stderr, "vmgpu libcuda: cuInit: no device: %s\n", err);
         g_init_rc = CUDA_ERROR_NO_DEVICE;
-        g_dev = NULL;
         return g_init_rc;
     }
-    vmgpu_dev_get_info(g_dev, &g_info);
     /* The staging buffer for pageable host memory exists before any context. */
     CUresult r = cu_bounce_init();
     if (r) {
-        vmgpu_dev_close(g_dev);
-        g_dev = NULL;
+        if (opened_here) {
+            vmgpu_dev_close(g_dev);
+            g_dev = NULL;
+        }
         g_init_rc = r;
         return r;
     }
     g_inited = 1;
     g_init_rc = CUDA_SUCCESS;
-    atexit(cu_atexit);
     cu_trace("cuInit: device \"%s\", %u bytes of memory, %u rings, granule 0x%x, page 0x%x", g_spec,
              g_info.mem_size, g_info.n_rings, VMGPU_GRANULE, VMGPU_PAGE_SIZE);
     return CUDA_SUCCESS;
