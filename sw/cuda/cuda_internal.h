@@ -84,6 +84,7 @@ typedef struct cu_alloc {
     int refs;                 /* handle references (create, retain, import) */
     unsigned nmaps;           /* live mappings of it */
     int internal;             /* made by cuMemAlloc: not visible as a handle */
+    int foreign;              /* memory owned elsewhere (an imported vgfx export): never freed here */
     CUmemAllocationProp prop;
     int memfd;                /* -1 until exported */
     dev_t fd_dev;

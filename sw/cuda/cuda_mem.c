@@ -965,3 +965,11 @@ CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute
 {
     LOCKED("cuPointerGetAttribute", ptr_attr(data, attribute, ptr));
 }
+
+/* ------------------------------------------ for cuda_array.c and cuda_extmem.c */
+
+cu_dalloc *cu_dalloc_host(const void *p, size_t n) { return dalloc_host(p, n); }
+cu_dalloc *cu_bounce(void) { return g_bounce; }
+int cu_dev_src_ok(uint64_t va, size_t n) { return SRC_OK(va, n); }
+int cu_dev_dst_ok(uint64_t va, size_t n) { return DST_OK(va, n); }
+void cu_dalloc_link(cu_dalloc *d) { dalloc_link(d); }

@@ -59,5 +59,16 @@ void cu_ctx_release_objects(struct CUctx_st *c);
 CUresult cu_stream_resolve(CUstream h, struct CUctx_st **ctx, vmgpu_stream **s);
 /* Device-side copy between two device addresses on s (queued, submitted; sync if sync). */
 CUresult cu_copy(struct CUctx_st *c, vmgpu_stream *s, uint64_t dst, uint64_t src, size_t n, int sync);
+/* The pinned/registered host range holding [p, p+n) (NULL: pageable memory). */
+cu_dalloc *cu_dalloc_host(const void *p, size_t n);
+/* The registered staging buffer (BOUNCE_BYTES) for pageable host memory. */
+cu_dalloc *cu_bounce(void);
+/* A device range a copy may read (src) or write (dst): mapped, in one allocation, with access. */
+int cu_dev_src_ok(uint64_t va, size_t n);
+int cu_dev_dst_ok(uint64_t va, size_t n);
+/* Put d on the cuMemAlloc list (cuMemFree finds DA_DEVICE entries there). */
+void cu_dalloc_link(cu_dalloc *d);
+/* cuda_array.c: arrays and mipmapped arrays of a context being destroyed. */
+void cu_array_ctx_release(struct CUctx_st *c);
 
 #endif

@@ -687,7 +687,7 @@ int cu_range_mapped(uint64_t va, uint64_t size)
 void cu_alloc_maybe_free(cu_alloc *a)
 {
     if (a->refs > 0 || a->nmaps > 0) return;
-    vmgpu_phys_free(g_dev, a->pa);
+    if (!a->foreign) vmgpu_phys_free(g_dev, a->pa);
     if (a->memfd >= 0) close(a->memfd);
     for (cu_alloc **p = &g_allocs; *p; p = &(*p)->next)
         if (*p == a) {
@@ -812,6 +812,7 @@ static void ctx_teardown(struct CUctx_st *c)
     vmgpu_stream_sync(c->null_s);
     cu_sweep_faults();
     cu_ctx_release_objects(c);
+    cu_array_ctx_release(c);
     /* cuMemAlloc memory of this context goes with it. */
     for (cu_dalloc *d = g_dallocs, *n; d; d = n) {
         n = d->next;

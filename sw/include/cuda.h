@@ -103,6 +103,28 @@ extern "C" {
 #define cuStreamSynchronize VMGPU_CU_ASYNC_(cuStreamSynchronize)
 #define cuEventRecord VMGPU_CU_ASYNC_(cuEventRecord)
 #define cuLaunchKernel VMGPU_CU_ASYNC_(cuLaunchKernel)
+/* CUDA arrays and their copies. */
+#define cuArrayCreate cuArrayCreate_v2
+#define cuArrayGetDescriptor cuArrayGetDescriptor_v2
+#define cuArray3DCreate cuArray3DCreate_v2
+#define cuArray3DGetDescriptor cuArray3DGetDescriptor_v2
+#define cuMemcpyHtoA VMGPU_CU_SYNC_(cuMemcpyHtoA_v2)
+#define cuMemcpyAtoH VMGPU_CU_SYNC_(cuMemcpyAtoH_v2)
+#define cuMemcpyAtoD VMGPU_CU_SYNC_(cuMemcpyAtoD_v2)
+#define cuMemcpyDtoA VMGPU_CU_SYNC_(cuMemcpyDtoA_v2)
+#define cuMemcpyAtoA VMGPU_CU_SYNC_(cuMemcpyAtoA_v2)
+#define cuMemcpy2D VMGPU_CU_SYNC_(cuMemcpy2D_v2)
+#define cuMemcpy2DUnaligned VMGPU_CU_SYNC_(cuMemcpy2DUnaligned_v2)
+#define cuMemcpy3D VMGPU_CU_SYNC_(cuMemcpy3D_v2)
+#define cuMemcpyHtoAAsync VMGPU_CU_ASYNC_(cuMemcpyHtoAAsync_v2)
+#define cuMemcpyAtoHAsync VMGPU_CU_ASYNC_(cuMemcpyAtoHAsync_v2)
+#define cuMemcpy2DAsync VMGPU_CU_ASYNC_(cuMemcpy2DAsync_v2)
+#define cuMemcpy3DAsync VMGPU_CU_ASYNC_(cuMemcpy3DAsync_v2)
+/* Graphics interop. */
+#define cuGraphicsResourceGetMappedPointer cuGraphicsResourceGetMappedPointer_v2
+#define cuGraphicsResourceSetMapFlags cuGraphicsResourceSetMapFlags_v2
+#define cuGraphicsMapResources VMGPU_CU_ASYNC_(cuGraphicsMapResources)
+#define cuGraphicsUnmapResources VMGPU_CU_ASYNC_(cuGraphicsUnmapResources)
 #endif /* !VMGPU_CUDA_NO_VERSION_MACROS */
 /* vmgpu:mapping-end */
 
@@ -123,6 +145,9 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUarray_st *CUarray;
+typedef struct CUmipmappedArray_st *CUmipmappedArray;
+typedef struct CUgraphicsResource_st *CUgraphicsResource;
+typedef struct CUextMemory_st *CUexternalMemory;
 typedef struct CUevent_st *CUevent;
 typedef struct CUstream_st *CUstream;
 
@@ -629,6 +654,228 @@ typedef struct CUmemAccessDesc_st {
 typedef CUmemAccessDesc_v1 CUmemAccessDesc;
 
 /* ------------------------------------------------------------------------ */
+/* CUDA arrays: opaque, formatted 1D/2D/3D/layered/cubemap memory.           */
+
+typedef enum CUarray_format_enum {
+    CU_AD_FORMAT_UNSIGNED_INT8 = 0x01,
+    CU_AD_FORMAT_UNSIGNED_INT16 = 0x02,
+    CU_AD_FORMAT_UNSIGNED_INT32 = 0x03,
+    CU_AD_FORMAT_SIGNED_INT8 = 0x08,
+    CU_AD_FORMAT_SIGNED_INT16 = 0x09,
+    CU_AD_FORMAT_SIGNED_INT32 = 0x0a,
+    CU_AD_FORMAT_HALF = 0x10,
+    CU_AD_FORMAT_FLOAT = 0x20,
+    CU_AD_FORMAT_NV12 = 0xb0,
+    CU_AD_FORMAT_UNORM_INT8X1 = 0xc0,
+    CU_AD_FORMAT_UNORM_INT8X2 = 0xc1,
+    CU_AD_FORMAT_UNORM_INT8X4 = 0xc2,
+    CU_AD_FORMAT_UNORM_INT16X1 = 0xc3,
+    CU_AD_FORMAT_UNORM_INT16X2 = 0xc4,
+    CU_AD_FORMAT_UNORM_INT16X4 = 0xc5,
+    CU_AD_FORMAT_SNORM_INT8X1 = 0xc6,
+    CU_AD_FORMAT_SNORM_INT8X2 = 0xc7,
+    CU_AD_FORMAT_SNORM_INT8X4 = 0xc8,
+    CU_AD_FORMAT_SNORM_INT16X1 = 0xc9,
+    CU_AD_FORMAT_SNORM_INT16X2 = 0xca,
+    CU_AD_FORMAT_SNORM_INT16X4 = 0xcb,
+    CU_AD_FORMAT_BC1_UNORM = 0x91,
+    CU_AD_FORMAT_BC1_UNORM_SRGB = 0x92,
+    CU_AD_FORMAT_BC2_UNORM = 0x93,
+    CU_AD_FORMAT_BC2_UNORM_SRGB = 0x94,
+    CU_AD_FORMAT_BC3_UNORM = 0x95,
+    CU_AD_FORMAT_BC3_UNORM_SRGB = 0x96,
+    CU_AD_FORMAT_BC4_UNORM = 0x97,
+    CU_AD_FORMAT_BC4_SNORM = 0x98,
+    CU_AD_FORMAT_BC5_UNORM = 0x99,
+    CU_AD_FORMAT_BC5_SNORM = 0x9a,
+    CU_AD_FORMAT_BC6H_UF16 = 0x9b,
+    CU_AD_FORMAT_BC6H_SF16 = 0x9c,
+    CU_AD_FORMAT_BC7_UNORM = 0x9d,
+    CU_AD_FORMAT_BC7_UNORM_SRGB = 0x9e,
+    CU_AD_FORMAT_P010 = 0x9f,
+    CU_AD_FORMAT_P016 = 0xa1,
+    CU_AD_FORMAT_NV16 = 0xa2,
+    CU_AD_FORMAT_P210 = 0xa3,
+    CU_AD_FORMAT_P216 = 0xa4,
+    CU_AD_FORMAT_YUY2 = 0xa5,
+    CU_AD_FORMAT_Y210 = 0xa6,
+    CU_AD_FORMAT_Y216 = 0xa7,
+    CU_AD_FORMAT_AYUV = 0xa8,
+    CU_AD_FORMAT_Y410 = 0xa9,
+    CU_AD_FORMAT_Y416 = 0xb1,
+    CU_AD_FORMAT_Y444_PLANAR8 = 0xb2,
+    CU_AD_FORMAT_Y444_PLANAR10 = 0xb3,
+    CU_AD_FORMAT_YUV444_8bit_SemiPlanar = 0xb4,
+    CU_AD_FORMAT_YUV444_16bit_SemiPlanar = 0xb5,
+    CU_AD_FORMAT_UNORM_INT_101010_2 = 0x50,
+    CU_AD_FORMAT_MAX = 0x7FFFFFFF
+} CUarray_format;
+
+/* cuArrayCreate: Height 0 makes a 1D array. */
+typedef struct CUDA_ARRAY_DESCRIPTOR_st {
+    size_t Width;
+    size_t Height;
+    CUarray_format Format;
+    unsigned int NumChannels; /* 1, 2 or 4 */
+} CUDA_ARRAY_DESCRIPTOR_v2;
+typedef CUDA_ARRAY_DESCRIPTOR_v2 CUDA_ARRAY_DESCRIPTOR;
+
+/* cuArray3DCreate: (W,0,0) 1D, (W,H,0) 2D, (W,H,D) 3D; with LAYERED, Depth
+ * counts layers; with CUBEMAP, Width == Height and Depth is 6 (or a
+ * multiple of 6 with LAYERED). */
+typedef struct CUDA_ARRAY3D_DESCRIPTOR_st {
+    size_t Width;
+    size_t Height;
+    size_t Depth;
+    CUarray_format Format;
+    unsigned int NumChannels;
+    unsigned int Flags; /* CUDA_ARRAY3D_* */
+} CUDA_ARRAY3D_DESCRIPTOR_v2;
+typedef CUDA_ARRAY3D_DESCRIPTOR_v2 CUDA_ARRAY3D_DESCRIPTOR;
+
+#define CUDA_ARRAY3D_LAYERED 0x01
+#define CUDA_ARRAY3D_2DARRAY 0x01
+#define CUDA_ARRAY3D_SURFACE_LDST 0x02
+#define CUDA_ARRAY3D_CUBEMAP 0x04
+#define CUDA_ARRAY3D_TEXTURE_GATHER 0x08
+#define CUDA_ARRAY3D_DEPTH_TEXTURE 0x10
+#define CUDA_ARRAY3D_COLOR_ATTACHMENT 0x20
+#define CUDA_ARRAY3D_SPARSE 0x40
+#define CUDA_ARRAY3D_DEFERRED_MAPPING 0x80
+
+/* ------------------------------------------------------------------------ */
+/* Graphics interop (cuGraphics*; vmgpu's graphics API registers through     */
+/* cudaVgfx.h).                                                               */
+
+typedef enum CUgraphicsRegisterFlags_enum {
+    CU_GRAPHICS_REGISTER_FLAGS_NONE = 0x00,
+    CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY = 0x01,
+    CU_GRAPHICS_REGISTER_FLAGS_WRITE_DISCARD = 0x02,
+    CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST = 0x04,
+    CU_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER = 0x08
+} CUgraphicsRegisterFlags;
+
+typedef enum CUgraphicsMapResourceFlags_enum {
+    CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE = 0x00,
+    CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY = 0x01,
+    CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD = 0x02
+} CUgraphicsMapResourceFlags;
+
+/* The layer index of each cube face (cuGraphicsSubResourceGetMappedArray). */
+typedef enum CUarray_cubemap_face_enum {
+    CU_CUBEMAP_FACE_POSITIVE_X = 0x00,
+    CU_CUBEMAP_FACE_NEGATIVE_X = 0x01,
+    CU_CUBEMAP_FACE_POSITIVE_Y = 0x02,
+    CU_CUBEMAP_FACE_NEGATIVE_Y = 0x03,
+    CU_CUBEMAP_FACE_POSITIVE_Z = 0x04,
+    CU_CUBEMAP_FACE_NEGATIVE_Z = 0x05
+} CUarray_cubemap_face;
+
+/* cuMemcpy2D: a WidthInBytes x Height rectangle between host memory, device
+ * memory or an array (memory types CU_MEMORYTYPE_*). */
+typedef struct CUDA_MEMCPY2D_st {
+    size_t srcXInBytes;
+    size_t srcY;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    size_t srcPitch;
+    size_t dstXInBytes;
+    size_t dstY;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    size_t dstPitch;
+    size_t WidthInBytes;
+    size_t Height;
+} CUDA_MEMCPY2D_v2;
+typedef CUDA_MEMCPY2D_v2 CUDA_MEMCPY2D;
+
+/* cuMemcpy3D: a box; srcHeight/dstHeight are the rows of one slice of
+ * linear memory.  srcLOD, dstLOD, reserved0 and reserved1 must be zero. */
+typedef struct CUDA_MEMCPY3D_st {
+    size_t srcXInBytes;
+    size_t srcY;
+    size_t srcZ;
+    size_t srcLOD;
+    CUmemorytype srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    CUarray srcArray;
+    void *reserved0;
+    size_t srcPitch;
+    size_t srcHeight;
+    size_t dstXInBytes;
+    size_t dstY;
+    size_t dstZ;
+    size_t dstLOD;
+    CUmemorytype dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    CUarray dstArray;
+    void *reserved1;
+    size_t dstPitch;
+    size_t dstHeight;
+    size_t WidthInBytes;
+    size_t Height;
+    size_t Depth;
+} CUDA_MEMCPY3D_v2;
+typedef CUDA_MEMCPY3D_v2 CUDA_MEMCPY3D;
+
+/* ------------------------------------------------------------------------ */
+/* External memory: memory another API (or another CUDA allocation)        */
+/* exported, imported by handle and mapped as buffers or mipmapped arrays.   */
+
+typedef enum CUexternalMemoryHandleType_enum {
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD = 1,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32 = 2,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32_KMT = 3,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_HEAP = 4,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_RESOURCE = 5,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE = 6,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE_KMT = 7,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF = 8,
+    CU_EXTERNAL_MEMORY_HANDLE_TYPE_DMABUF_FD = 9
+} CUexternalMemoryHandleType;
+
+/* CUDA_EXTERNAL_MEMORY_HANDLE_DESC.flags: a dedicated (one-resource) allocation. */
+#define CUDA_EXTERNAL_MEMORY_DEDICATED 0x1
+
+typedef struct CUDA_EXTERNAL_MEMORY_HANDLE_DESC_st {
+    CUexternalMemoryHandleType type;
+    union {
+        int fd; /* OPAQUE_FD: the driver owns it after a successful import */
+        struct {
+            void *handle;
+            const void *name;
+        } win32;
+        const void *nvSciBufObject;
+    } handle;
+    unsigned long long size;
+    unsigned int flags;
+    unsigned int reserved[16];
+} CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1;
+typedef CUDA_EXTERNAL_MEMORY_HANDLE_DESC_v1 CUDA_EXTERNAL_MEMORY_HANDLE_DESC;
+
+typedef struct CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st {
+    unsigned long long offset;
+    unsigned long long size;
+    unsigned int flags; /* must be zero */
+    unsigned int reserved[16];
+} CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1;
+typedef CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1 CUDA_EXTERNAL_MEMORY_BUFFER_DESC;
+
+typedef struct CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st {
+    unsigned long long offset;
+    CUDA_ARRAY3D_DESCRIPTOR arrayDesc;
+    unsigned int numLevels;
+    unsigned int reserved[16];
+} CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1;
+typedef CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1 CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC;
+
+/* ------------------------------------------------------------------------ */
 /* Modules and launches.                                                      */
 
 typedef enum CUjit_option_enum {
@@ -779,6 +1026,42 @@ CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t
 CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream);
 CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream);
 
+/* CUDA arrays and mipmapped arrays */
+CUresult CUDAAPI cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray);
+CUresult CUDAAPI cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray);
+CUresult CUDAAPI cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray);
+CUresult CUDAAPI cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray);
+CUresult CUDAAPI cuArrayDestroy(CUarray hArray);
+CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc,
+                                        unsigned int numMipmapLevels);
+CUresult CUDAAPI cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level);
+CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray);
+
+/* Copies with arrays and pitched memory */
+CUresult CUDAAPI cuMemcpyHtoA(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyAtoH(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyAtoD(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyDtoA(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyAtoA(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset,
+                              size_t ByteCount);
+CUresult CUDAAPI cuMemcpyHtoAAsync(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount,
+                                   CUstream hStream);
+CUresult CUDAAPI cuMemcpyAtoHAsync(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount,
+                                   CUstream hStream);
+CUresult CUDAAPI cuMemcpy2D(const CUDA_MEMCPY2D *pCopy);
+CUresult CUDAAPI cuMemcpy2DUnaligned(const CUDA_MEMCPY2D *pCopy);
+CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D *pCopy, CUstream hStream);
+CUresult CUDAAPI cuMemcpy3D(const CUDA_MEMCPY3D *pCopy);
+CUresult CUDAAPI cuMemcpy3DAsync(const CUDA_MEMCPY3D *pCopy, CUstream hStream);
+
+/* External memory */
+CUresult CUDAAPI cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc);
+CUresult CUDAAPI cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem,
+                                                 const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc);
+CUresult CUDAAPI cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem,
+                                                         const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc);
+CUresult CUDAAPI cuDestroyExternalMemory(CUexternalMemory extMem);
+
 /* Pointer queries */
 CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr);
 
@@ -810,6 +1093,18 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
                                 unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
                                 unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
                                 void **kernelParams, void **extra);
+
+/* Graphics interop */
+CUresult CUDAAPI cuGraphicsUnregisterResource(CUgraphicsResource resource);
+CUresult CUDAAPI cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource,
+                                                     unsigned int arrayIndex, unsigned int mipLevel);
+CUresult CUDAAPI cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray,
+                                                           CUgraphicsResource resource);
+CUresult CUDAAPI cuGraphicsResourceGetMappedPointer(CUdeviceptr *pDevPtr, size_t *pSize,
+                                                    CUgraphicsResource resource);
+CUresult CUDAAPI cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned int flags);
+CUresult CUDAAPI cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
+CUresult CUDAAPI cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
 
 /* vmgpu:prototypes-end */
 

@@ -17,6 +17,10 @@ Fails (exit 1) when:
     sw/cuda/exports.txt, or vmgpu's header resolves a call to a symbol not there.
 Differences that follow from the CUDA_VERSION vmgpu declares are listed in
 VERSION_DIFFERENCES with their reason and are reported, not failed.
+Names added to the header after the last recording are listed in
+not-yet-recorded.txt (beside this file): while NVIDIA's record has no line for
+them they are printed as NOT YET RECORDED, counted, and not failed; once the
+record has a line for a name it is compared like every other.
 """
 import argparse
 import os
@@ -64,6 +68,15 @@ def main():
         ap.add_argument("--" + a, required=True)
     args = ap.parse_args()
     failures = []
+    unrecorded = []
+    pending_path = os.path.join(HERE, "not-yet-recorded.txt")
+    pending = set()
+    if os.path.exists(pending_path):
+        pending = {l.split()[0] for l in open(pending_path) if l.strip() and not l.startswith("#")}
+
+    def is_pending(name):
+        base = name.split("(")[-1].rstrip(")").split(".")[0]
+        return base in pending
 
     if open(args.dump_src).read() != cuda_abi_gen.generate(args.header):
         failures.append("tests/abi/cuda_abi_dump.c is stale: run "
@@ -83,6 +96,9 @@ def main():
             failures.append("%s: not in NVIDIA's header" % name)
             continue
         if name not in nv:
+            if is_pending(name):
+                unrecorded.append(name)
+                continue
             failures.append("%s: no NVIDIA value recorded (re-run tests/abi/run_nvidia_probe.sh)" % name)
             continue
         compared += 1
@@ -120,6 +136,8 @@ def main():
                        l.startswith("signature %s " % vm.get("symbol(%s)" % f, f))), None)
         if status == "ok":
             sig_ok += 1
+        elif status is None and is_pending(f):
+            unrecorded.append("signature(%s)" % f)
         else:
             failures.append("signature of %s: %s" % (f, status or "not recorded"))
 
@@ -137,6 +155,9 @@ def main():
     print("cuda_abi_header: %d of %d prototypes agree with NVIDIA's declarations" % (sig_ok, len(functions)))
     print("cuda_abi_header: %d symbols needed, all in exports.txt: %s"
           % (len(needed), "yes" if not needed - exports else "no"))
+    for u in unrecorded:
+        print("NOT YET RECORDED: %s (listed in not-yet-recorded.txt; re-run tests/abi/run_nvidia_probe.sh)" % u)
+    print("cuda_abi_header: %d names not yet recorded on NVIDIA (not compared)" % len(unrecorded))
     for f in failures:
         print("FAIL: " + f)
     print("cuda_abi_header: %s (%d failures)" % ("FAILED" if failures else "passed", len(failures)))

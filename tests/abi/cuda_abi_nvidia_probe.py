@@ -34,7 +34,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 VMGPU_HEADER = os.path.join(ROOT, "sw", "include", "cuda.h")
 MACRO_FAMILIES = ("CU_MEMHOSTALLOC_", "CU_MEMHOSTREGISTER_", "CU_MEM_CREATE_USAGE_",
                   "CU_LAUNCH_PARAM_", "CU_STREAM_LEGACY", "CU_STREAM_PER_THREAD",
-                  "CU_DEVICE_CPU", "CU_DEVICE_INVALID", "CUDA_VERSION")
+                  "CU_DEVICE_CPU", "CU_DEVICE_INVALID", "CUDA_VERSION", "CUDA_ARRAY3D_",
+                  "CUDA_EXTERNAL_MEMORY_DEDICATED")
 
 
 def sh(cmd, **kw):
