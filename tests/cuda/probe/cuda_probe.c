@@ -958,12 +958,329 @@ static void s_bogus(void)
 
 /* ------------------------------------------------------------------ main */
 
+/* CUDA arrays and their copies (sw/cuda/cuda_array.c). */
+static CUDA_ARRAY3D_DESCRIPTOR a3(size_t w, size_t h, size_t d, CUarray_format f, unsigned ch, unsigned fl)
+{
+    CUDA_ARRAY3D_DESCRIPTOR x;
+    memset(&x, 0, sizeof x);
+    x.Width = w, x.Height = h, x.Depth = d, x.Format = f, x.NumChannels = ch, x.Flags = fl;
+    return x;
+}
+#define ACREATE(name, w, h, d, f, ch, fl) do { CUarray a_ = NULL; CUDA_ARRAY3D_DESCRIPTOR d_ = a3(w, h, d, f, ch, fl); \
+    if (P(name, cuArray3DCreate(&a_, &d_)) == CUDA_SUCCESS) cuArrayDestroy(a_); } while (0)
+
+static void s_arrays(void)
+{
+    setup();
+    CUarray a = NULL, dead = NULL, lvl = NULL;
+    CUDA_ARRAY3D_DESCRIPTOR d = a3(64, 16, 0, CU_AD_FORMAT_FLOAT, 1, 0), back;
+    CUDA_ARRAY_DESCRIPTOR d2;
+    P("array3d create 2D float", cuArray3DCreate(&a, &d));
+    P("array3d create handle NULL", cuArray3DCreate(NULL, &d));
+    P("array3d create desc NULL", cuArray3DCreate(&a, NULL));
+    P("array create desc NULL", cuArrayCreate(&a, NULL));
+    ACREATE("array3d width 0", 0, 16, 0, CU_AD_FORMAT_FLOAT, 1, 0);
+    ACREATE("array3d channels 3", 64, 16, 0, CU_AD_FORMAT_FLOAT, 3, 0);
+    ACREATE("array3d channels 0", 64, 16, 0, CU_AD_FORMAT_FLOAT, 0, 0);
+    ACREATE("array3d format 0x77", 64, 16, 0, (CUarray_format)0x77, 1, 0);
+    ACREATE("array3d unorm8x2 with 4 channels", 64, 16, 0, CU_AD_FORMAT_UNORM_INT8X2, 4, 0);
+    ACREATE("array3d unorm8x4 4 channels", 64, 16, 0, CU_AD_FORMAT_UNORM_INT8X4, 4, 0);
+    ACREATE("array3d BC1", 64, 16, 0, CU_AD_FORMAT_BC1_UNORM, 1, 0);
+    ACREATE("array3d flags 0x10000", 64, 16, 0, CU_AD_FORMAT_FLOAT, 1, 0x10000);
+    ACREATE("array3d sparse", 64, 64, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_SPARSE);
+    ACREATE("array3d depth texture float", 64, 64, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_DEPTH_TEXTURE);
+    ACREATE("array3d surface ldst", 64, 16, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_SURFACE_LDST);
+    ACREATE("array3d cubemap", 8, 8, 6, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP);
+    ACREATE("array3d cubemap not square", 8, 4, 6, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP);
+    ACREATE("array3d cubemap depth 5", 8, 8, 5, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP);
+    ACREATE("array3d cubemap depth 12 unlayered", 8, 8, 12, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP);
+    ACREATE("array3d cubemap layered 12", 8, 8, 12, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_LAYERED);
+    ACREATE("array3d layered depth 0", 8, 8, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_LAYERED);
+    ACREATE("array3d 1D layered", 8, 0, 4, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_LAYERED);
+    ACREATE("array3d gather 3D", 8, 8, 4, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_TEXTURE_GATHER);
+    ACREATE("array3d gather 2D", 8, 8, 0, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_TEXTURE_GATHER);
+    ACREATE("array3d depth without height", 8, 0, 4, CU_AD_FORMAT_FLOAT, 1, 0);
+    ACREATE("array3d 1D width 2^20", (size_t)1 << 20, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0);
+    ACREATE("array3d 3D 8192 wide", 8192, 8, 8, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0);
+    ACREATE("array3d 2D 1 TiB", (size_t)1 << 16, (size_t)1 << 16, 0, CU_AD_FORMAT_FLOAT, 4, 0);
+    P("array3d getdescriptor", cuArray3DGetDescriptor(&back, a));
+    YN("  descriptor as created", back.Width == 64 && back.Height == 16 && back.Depth == 0 && back.NumChannels == 1);
+    P("array3d getdescriptor NULL", cuArray3DGetDescriptor(NULL, a));
+    P("array getdescriptor 2D", cuArrayGetDescriptor(&d2, a));
+    CUarray a3d = NULL;
+    CUDA_ARRAY3D_DESCRIPTOR dd = a3(8, 8, 4, CU_AD_FORMAT_FLOAT, 1, 0);
+    P("array3d create 3D", cuArray3DCreate(&a3d, &dd));
+    P("array getdescriptor of 3D", cuArrayGetDescriptor(&d2, a3d));
+    P("array3d create for destroy", cuArray3DCreate(&dead, &d));
+    P("arraydestroy", cuArrayDestroy(dead));
+    P("arraydestroy again", cuArrayDestroy(dead));
+    P("arraydestroy NULL", cuArrayDestroy(NULL));
+    P("array3d getdescriptor destroyed", cuArray3DGetDescriptor(&back, dead));
+
+    /* Copies. */
+    float host[64 * 16];
+    for (int i = 0; i < 64 * 16; i++) host[i] = (float)i;
+    CUDA_MEMCPY2D c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_HOST, c.srcHost = host, c.srcPitch = 256;
+    c.dstMemoryType = CU_MEMORYTYPE_ARRAY, c.dstArray = a;
+    c.WidthInBytes = 256, c.Height = 16;
+    CUDA_MEMCPY2D x = c;
+    P("memcpy2D host to array", cuMemcpy2D(&x));
+    float back2[64 * 16];
+    memset(back2, 0, sizeof back2);
+    CUDA_MEMCPY2D r;
+    memset(&r, 0, sizeof r);
+    r.srcMemoryType = CU_MEMORYTYPE_ARRAY, r.srcArray = a;
+    r.dstMemoryType = CU_MEMORYTYPE_HOST, r.dstHost = back2, r.dstPitch = 256;
+    r.WidthInBytes = 256, r.Height = 16;
+    P("memcpy2D array to host", cuMemcpy2D(&r));
+    YN("  round trip", memcmp(host, back2, sizeof host) == 0);
+    P("memcpy2D NULL", cuMemcpy2D(NULL));
+    x = c, x.dstXInBytes = 2;
+    P("memcpy2D array x not element aligned", cuMemcpy2D(&x));
+    x = c, x.WidthInBytes = 6, x.Height = 1;
+    P("memcpy2D array width not element aligned", cuMemcpy2D(&x));
+    x = c, x.dstXInBytes = 4;
+    P("memcpy2D array x+width past row", cuMemcpy2D(&x));
+    x = c, x.dstY = 1;
+    P("memcpy2D array y+height past rows", cuMemcpy2D(&x));
+    x = c, x.srcPitch = 128;
+    P("memcpy2D pitch < width", cuMemcpy2D(&x));
+    x = c, x.srcHost = NULL;
+    P("memcpy2D host NULL", cuMemcpy2D(&x));
+    x = c, x.srcMemoryType = (CUmemorytype)7;
+    P("memcpy2D memory type 7", cuMemcpy2D(&x));
+    x = c, x.dstArray = NULL;
+    P("memcpy2D array NULL", cuMemcpy2D(&x));
+    x = c, x.dstArray = dead;
+    P("memcpy2D destroyed array", cuMemcpy2D(&x));
+    x = c, x.WidthInBytes = 0;
+    P("memcpy2D width 0", cuMemcpy2D(&x));
+    x = c, x.Height = 0;
+    P("memcpy2D height 0", cuMemcpy2D(&x));
+    x = c, x.srcPitch = 0, x.Height = 1;
+    P("memcpy2D pitch 0 one row", cuMemcpy2D(&x));
+    x = c, x.srcPitch = (size_t)1 << 31;
+    P("memcpy2D pitch 2^31", cuMemcpy2D(&x));
+    CUdeviceptr dp = 0;
+    P("memalloc for 2D", cuMemAlloc(&dp, 64 * 1024));
+    CUDA_MEMCPY2D o;
+    memset(&o, 0, sizeof o);
+    o.srcMemoryType = CU_MEMORYTYPE_DEVICE, o.srcDevice = dp, o.srcPitch = 512;
+    o.dstMemoryType = CU_MEMORYTYPE_DEVICE, o.dstDevice = dp + 512 + 8, o.dstPitch = 512;
+    o.WidthInBytes = 64, o.Height = 4;
+    P("memcpy2D device overlapping", cuMemcpy2D(&o));
+    o.dstDevice = dp + 256;
+    P("memcpy2D device side by side", cuMemcpy2D(&o));
+    o.dstDevice = 0;
+    P("memcpy2D device 0", cuMemcpy2D(&o));
+    CUDA_MEMCPY2D aa;
+    memset(&aa, 0, sizeof aa);
+    aa.srcMemoryType = CU_MEMORYTYPE_ARRAY, aa.srcArray = a;
+    aa.dstMemoryType = CU_MEMORYTYPE_ARRAY, aa.dstArray = a, aa.dstXInBytes = 8, aa.dstY = 1;
+    aa.WidthInBytes = 64, aa.Height = 4;
+    P("memcpy2D same array overlapping", cuMemcpy2D(&aa));
+    aa.dstXInBytes = 128, aa.dstY = 0;
+    P("memcpy2D same array disjoint", cuMemcpy2D(&aa));
+    CUDA_MEMCPY3D t;
+    memset(&t, 0, sizeof t);
+    t.srcMemoryType = CU_MEMORYTYPE_HOST, t.srcHost = host, t.srcPitch = 32, t.srcHeight = 8;
+    t.dstMemoryType = CU_MEMORYTYPE_ARRAY, t.dstArray = a3d;
+    t.WidthInBytes = 32, t.Height = 8, t.Depth = 4;
+    CUDA_MEMCPY3D u = t;
+    P("memcpy3D host to 3D array", cuMemcpy3D(&u));
+    P("memcpy3D NULL", cuMemcpy3D(NULL));
+    u = t, u.srcLOD = 1;
+    P("memcpy3D srcLOD 1", cuMemcpy3D(&u));
+    u = t, u.reserved0 = &u;
+    P("memcpy3D reserved0 set", cuMemcpy3D(&u));
+    u = t, u.dstZ = 1;
+    P("memcpy3D z+depth past slices", cuMemcpy3D(&u));
+    u = t, u.srcHeight = 4;
+    P("memcpy3D srcHeight < height", cuMemcpy3D(&u));
+    u = t, u.Depth = 0;
+    P("memcpy3D depth 0", cuMemcpy3D(&u));
+    u = t, u.dstArray = a;
+    P("memcpy3D into 2D array depth 4", cuMemcpy3D(&u));
+    CUarray a1 = NULL;
+    CUDA_ARRAY_DESCRIPTOR d1 = {256, 0, CU_AD_FORMAT_UNSIGNED_INT16, 1};
+    P("array create 1D", cuArrayCreate(&a1, &d1));
+    P("memcpyHtoA", cuMemcpyHtoA(a1, 0, host, 512));
+    P("memcpyHtoA offset odd", cuMemcpyHtoA(a1, 1, host, 4));
+    P("memcpyHtoA past end", cuMemcpyHtoA(a1, 510, host, 4));
+    P("memcpyAtoH NULL", cuMemcpyAtoH(NULL, a1, 0, 4));
+    P("memcpyAtoD", cuMemcpyAtoD(dp, a1, 0, 512));
+    P("memcpyDtoA NULL array", cuMemcpyDtoA(NULL, 0, dp, 4));
+    P("memcpyAtoA overlapping", cuMemcpyAtoA(a1, 0, a1, 64, 128));
+    P("memcpyAtoA disjoint", cuMemcpyAtoA(a1, 0, a1, 256, 128));
+    P("memcpyHtoA on 2D array", cuMemcpyHtoA(a, 0, host, 64));
+
+    /* Mipmapped arrays. */
+    CUmipmappedArray mm = NULL;
+    CUDA_ARRAY3D_DESCRIPTOR md = a3(64, 32, 0, CU_AD_FORMAT_FLOAT, 1, 0);
+    P("mipmapped create 7 levels", cuMipmappedArrayCreate(&mm, &md, 7));
+    CUmipmappedArray m2 = NULL;
+    if (P("mipmapped create 8 levels", cuMipmappedArrayCreate(&m2, &md, 8)) == CUDA_SUCCESS) cuMipmappedArrayDestroy(m2);
+    P("mipmapped create 0 levels", cuMipmappedArrayCreate(&m2, &md, 0));
+    P("mipmapped create NULL", cuMipmappedArrayCreate(NULL, &md, 1));
+    P("mipmapped getlevel 6", cuMipmappedArrayGetLevel(&lvl, mm, 6));
+    P("  level 6 descriptor", cuArray3DGetDescriptor(&back, lvl));
+    YN("  level 6 is 1x1", back.Width == 1 && back.Height == 1);
+    P("mipmapped getlevel 3", cuMipmappedArrayGetLevel(&lvl, mm, 3));
+    P("  level 3 descriptor", cuArray3DGetDescriptor(&back, lvl));
+    YN("  level 3 is 8x4", back.Width == 8 && back.Height == 4);
+    P("mipmapped getlevel 7", cuMipmappedArrayGetLevel(&lvl, mm, 7));
+    P("mipmapped getlevel NULL out", cuMipmappedArrayGetLevel(NULL, mm, 0));
+    P("mipmapped getlevel 0", cuMipmappedArrayGetLevel(&lvl, mm, 0));
+    P("arraydestroy of a level", cuArrayDestroy(lvl));
+    CUDA_ARRAY3D_DESCRIPTOR m3 = a3(32, 16, 8, CU_AD_FORMAT_UNSIGNED_INT8, 4, 0);
+    CUmipmappedArray mm3 = NULL;
+    P("mipmapped create 3D 6 levels", cuMipmappedArrayCreate(&mm3, &m3, 6));
+    P("mipmapped 3D getlevel 2", cuMipmappedArrayGetLevel(&lvl, mm3, 2));
+    P("  3D level 2 descriptor", cuArray3DGetDescriptor(&back, lvl));
+    YN("  3D level 2 is 8x4x2", back.Width == 8 && back.Height == 4 && back.Depth == 2);
+    P("mipmapped destroy 3D", cuMipmappedArrayDestroy(mm3));
+    CUDA_ARRAY3D_DESCRIPTOR ml = a3(32, 16, 3, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_LAYERED);
+    P("mipmapped create layered 5 levels", cuMipmappedArrayCreate(&mm3, &ml, 5));
+    P("mipmapped layered getlevel 4", cuMipmappedArrayGetLevel(&lvl, mm3, 4));
+    P("  layered level 4 descriptor", cuArray3DGetDescriptor(&back, lvl));
+    YN("  layered level 4 is 2x1, 3 layers", back.Width == 2 && back.Height == 1 && back.Depth == 3);
+    P("mipmapped destroy layered", cuMipmappedArrayDestroy(mm3));
+    P("mipmapped destroy", cuMipmappedArrayDestroy(mm));
+    P("mipmapped destroy again", cuMipmappedArrayDestroy(mm));
+    P("mipmapped getlevel destroyed", cuMipmappedArrayGetLevel(&lvl, mm, 0));
+    P("mipmapped destroy NULL", cuMipmappedArrayDestroy(NULL));
+    P("arraydestroy 1D", cuArrayDestroy(a1));
+    P("arraydestroy 3D", cuArrayDestroy(a3d));
+    P("arraydestroy 2D", cuArrayDestroy(a));
+    cuMemFree(dp);
+}
+
+/* External memory over an exported cuMemCreate allocation (sw/cuda/cuda_extmem.c). */
+static void s_extmem(void)
+{
+    setup();
+    CUmemGenericAllocationHandle h;
+    CUdeviceptr va = 0, b = 0, b2 = 0;
+    P("create exportable 2g", cuMemCreate(&h, 2 * g, &prop, 0));
+    P("reserve 2g", cuMemAddressReserve(&va, 2 * g, 0, 0, 0));
+    P("map 2g", cuMemMap(va, 2 * g, 0, h, 0));
+    P("setaccess rw", cuMemSetAccess(va, 2 * g, &rw, 1));
+    uint32_t mark = 0x5eed5eedu, seen = 0;
+    P("write mark at g+64", cuMemcpyHtoD(va + g + 64, &mark, 4));
+    int fd = -1;
+    P("export fd", cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    CUexternalMemory em = NULL, em2 = NULL;
+    CUDA_EXTERNAL_MEMORY_HANDLE_DESC d, x;
+    memset(&d, 0, sizeof d);
+    d.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD, d.handle.fd = fd, d.size = 2 * g;
+    P("import NULL out", cuImportExternalMemory(NULL, &d));
+    P("import NULL desc", cuImportExternalMemory(&em, NULL));
+    x = d, x.size = 2 * g + 1;
+    P("import size > export", cuImportExternalMemory(&em, &x));
+    YN("  fd still open after failed import", fcntl(fd, F_GETFD) != -1);
+    x = d, x.size = 0;
+    P("import size 0", cuImportExternalMemory(&em, &x));
+    x = d, x.flags = 2;
+    P("import flags 2", cuImportExternalMemory(&em, &x));
+    x = d, x.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32;
+    P("import type OPAQUE_WIN32", cuImportExternalMemory(&em, &x));
+    x = d, x.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_RESOURCE;
+    P("import type D3D12_RESOURCE", cuImportExternalMemory(&em, &x));
+    x = d, x.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_DMABUF_FD;
+    P("import type DMABUF_FD", cuImportExternalMemory(&em, &x));
+    x = d, x.type = (CUexternalMemoryHandleType)0;
+    P("import type 0", cuImportExternalMemory(&em, &x));
+    x = d, x.type = (CUexternalMemoryHandleType)99;
+    P("import type 99", cuImportExternalMemory(&em, &x));
+    int other = memfd_create("probe-other", 0);
+    if (ftruncate(other, 2 * g)) other = -1;
+    x = d, x.handle.fd = other;
+    P("import foreign memfd", cuImportExternalMemory(&em, &x));
+    if (other >= 0) close(other);
+    x = d, x.handle.fd = -1;
+    P("import fd -1", cuImportExternalMemory(&em, &x));
+    x = d, x.size = g, x.flags = CUDA_EXTERNAL_MEMORY_DEDICATED;
+    P("import size g dedicated", cuImportExternalMemory(&em, &x));
+    YN("  fd still open after import (driver owns it)", fcntl(fd, F_GETFD) != -1);
+    if (em) cuDestroyExternalMemory(em);
+    em = NULL;
+    YN("  fd closed by destroy", fcntl(fd, F_GETFD) == -1);
+    fd = -1;
+    P("export fd again", cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    d.handle.fd = fd;
+    P("import", cuImportExternalMemory(&em, &d));
+    CUDA_EXTERNAL_MEMORY_BUFFER_DESC bd, y;
+    memset(&bd, 0, sizeof bd);
+    bd.offset = g, bd.size = g;
+    P("mapped buffer at g", cuExternalMemoryGetMappedBuffer(&b, em, &bd));
+    P("  read mark through it", cuMemcpyDtoH(&seen, b + 64, 4));
+    YN("  mark seen", seen == mark);
+    P("mapped buffer NULL out", cuExternalMemoryGetMappedBuffer(NULL, em, &bd));
+    P("mapped buffer NULL desc", cuExternalMemoryGetMappedBuffer(&b2, em, NULL));
+    P("mapped buffer NULL handle", cuExternalMemoryGetMappedBuffer(&b2, NULL, &bd));
+    y = bd, y.flags = 1;
+    P("mapped buffer flags 1", cuExternalMemoryGetMappedBuffer(&b2, em, &y));
+    y = bd, y.size = 0;
+    P("mapped buffer size 0", cuExternalMemoryGetMappedBuffer(&b2, em, &y));
+    y = bd, y.size = g + 1;
+    P("mapped buffer past the end", cuExternalMemoryGetMappedBuffer(&b2, em, &y));
+    y = bd, y.offset = 2 * g;
+    P("mapped buffer offset = size", cuExternalMemoryGetMappedBuffer(&b2, em, &y));
+    y = bd, y.offset = 4096, y.size = 4096;
+    if (P("mapped buffer offset 4096", cuExternalMemoryGetMappedBuffer(&b2, em, &y)) == CUDA_SUCCESS) cuMemFree(b2);
+    y = bd, y.offset = g + 4, y.size = 60;
+    if (P("mapped buffer offset g+4 size 60", cuExternalMemoryGetMappedBuffer(&b2, em, &y)) == CUDA_SUCCESS) {
+        seen = 0;
+        P("  read mark through the small buffer", cuMemcpyDtoH(&seen, b2 + 60, 4));
+        YN("  overlapping buffer sees the mark", seen == mark);
+        cuMemFree(b2);
+    }
+    CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC md, z;
+    memset(&md, 0, sizeof md);
+    md.offset = 0;
+    md.arrayDesc = a3(64, 64, 0, CU_AD_FORMAT_FLOAT, 1, 0);
+    md.numLevels = 1;
+    CUmipmappedArray mm = NULL;
+    P("mapped mipmapped array", cuExternalMemoryGetMappedMipmappedArray(&mm, em, &md));
+    P("mapped mipmapped NULL out", cuExternalMemoryGetMappedMipmappedArray(NULL, em, &md));
+    P("mapped mipmapped NULL desc", cuExternalMemoryGetMappedMipmappedArray(&mm, em, NULL));
+    P("mapped mipmapped NULL handle", cuExternalMemoryGetMappedMipmappedArray(&mm, NULL, &md));
+    z = md, z.numLevels = 0;
+    P("mapped mipmapped 0 levels", cuExternalMemoryGetMappedMipmappedArray(&mm, em, &z));
+    z = md, z.arrayDesc.NumChannels = 3;
+    P("mapped mipmapped 3 channels", cuExternalMemoryGetMappedMipmappedArray(&mm, em, &z));
+    z = md, z.offset = 2 * g - 4096;
+    P("mapped mipmapped past the end", cuExternalMemoryGetMappedMipmappedArray(&mm, em, &z));
+    if (mm) P("mipmapped destroy (external)", cuMipmappedArrayDestroy(mm));
+    P("destroy external memory", cuDestroyExternalMemory(em));
+    P("destroy external memory again", cuDestroyExternalMemory(em));
+    P("destroy external memory NULL", cuDestroyExternalMemory(NULL));
+    P("mapped buffer after destroy", cuExternalMemoryGetMappedBuffer(&b2, em, &bd));
+    seen = 0;
+    P("  buffer still readable", cuMemcpyDtoH(&seen, b + 64, 4));
+    YN("  mark still there", seen == mark);
+    P("memfree mapped buffer", cuMemFree(b));
+    fd = -1;
+    P("export fd third", cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    d.handle.fd = fd;
+    P("import twice: first", cuImportExternalMemory(&em, &d));
+    P("import twice: same fd again", cuImportExternalMemory(&em2, &d));
+    if (em2) cuDestroyExternalMemory(em2);
+    if (em) cuDestroyExternalMemory(em);
+    cuMemUnmap(va, 2 * g);
+    cuMemRelease(h);
+    cuMemAddressFree(va, 2 * g);
+}
+
 static const struct { const char *name; void (*fn)(void); } sections[] = {
     {"vmm_args", s_vmm_args},         {"vmm_map", s_vmm_map},     {"vmm_handles", s_vmm_handles},
     {"vmm_access", s_vmm_access},     {"alloc", s_alloc},         {"host", s_host},
     {"ptrattr", s_ptrattr},           {"streams", s_streams},     {"contexts", s_contexts},
     {"modules", s_modules},           {"kfault_ro", s_kfault_ro}, {"kfault_unmapped", s_kfault_unmapped},
-    {"kfault_noaccess", s_kfault_noaccess}, {"bogus", s_bogus},
+    {"kfault_noaccess", s_kfault_noaccess}, {"bogus", s_bogus}, {"arrays", s_arrays},
+    {"extmem", s_extmem},
 };
 #define NSECT (sizeof sections / sizeof sections[0])
 
