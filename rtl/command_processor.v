@@ -241,6 +241,11 @@ module command_processor #(
   end
   // Bytes between the header and TAIL: the whole command must be there.
   wire [31:0] avail = (tail_q[cur_q] - cmd_head_q) & cur_mask;
+  // Addresses of payload word rd_issued_q and of the one after it, from registers only: the
+  // fabric's grant (mem_rd_ready_i) comes late in the cycle and then only picks one of the two.
+  wire [3:0]  rd_issued_p1  = rd_issued_q + 4'd1;
+  wire [31:0] arg_addr_cur  = cur_base + ((cmd_head_q + {26'd0, rd_issued_q, 2'b00} + 32'd4) & cur_mask);
+  wire [31:0] arg_addr_next = cur_base + ((cmd_head_q + {26'd0, rd_issued_p1, 2'b00} + 32'd4) & cur_mask);
   // From the registered header (S_HDR_CHK): the memory response goes into registers only.
   wire [33:0] need  = {24'd0, len_q, 2'b00} + 34'd4;
 
@@ -423,7 +428,7 @@ module command_processor #(
             mem_rd_valid_o <= 1'b0;
           else if (rd_issued_q < nargs_q) begin
             mem_rd_valid_o <= 1'b1;
-            mem_rd_addr_o  <= cur_base + ((cmd_head_q + {26'd0, rd_issued_q + ((mem_rd_valid_o && mem_rd_ready_i) ? 4'd1 : 4'd0), 2'b00} + 32'd4) & cur_mask);
+            mem_rd_addr_o  <= (mem_rd_valid_o && mem_rd_ready_i) ? arg_addr_next : arg_addr_cur;
           end
           if (mem_rsp_valid_i) begin
             args_q[rd_got_q[2:0]] <= mem_rsp_data_i;

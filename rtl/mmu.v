@@ -8,6 +8,7 @@
 // the cycle after the PTE (or a faulting PDE) arrives: five cycles after acceptance with
 // one-cycle memory. An invalidation waits until no walk is in flight (requests are held off
 // meanwhile), so a walk that read a PTE before the invalidation cannot leave a stale entry.
+// ALL and ASID invalidations take one cycle in the TLB, a RANGE one TLB_ENTRIES cycles.
 module mmu #(
   parameter MEM_BYTES = 16777216,  // device memory bytes, power of two
   parameter TLB_ENTRIES = 16       // fully associative TLB entries, 2..64
@@ -105,6 +106,7 @@ module mmu #(
   reg  [31:0] inv_va_q;
   reg  [31:0] inv_size_q;
   wire        inv_apply = inv_pending_q && !walk_busy;
+  wire        inv_tlb_done;  // the TLB finished applying it (a range takes TLB_ENTRIES cycles)
 
   tlb #(
     .ENTRIES(TLB_ENTRIES)
@@ -127,6 +129,7 @@ module mmu #(
     .fill_host_i  (walk_pte[3]),
     .fill_evict_o (fill_evict),
     .inv_i        (inv_apply),
+    .inv_done_o   (inv_tlb_done),
     .inv_mode_i   (inv_mode_q),
     .inv_asid_i   (inv_asid_q),
     .inv_va_i     (inv_va_q),
@@ -269,7 +272,7 @@ module mmu #(
         stat_evict_q <= fill_evict;
       end
 
-      if (inv_apply) begin
+      if (inv_tlb_done) begin
         inv_done_q <= 1'b1;
         evt_valid_q <= 1'b1;
         evt_kind_q <= EVT_INVALIDATE;
@@ -298,7 +301,7 @@ module mmu #(
         inv_asid_q <= inv_asid_i;
         inv_va_q <= inv_va_i;
         inv_size_q <= inv_size_i;
-      end else if (inv_apply) begin
+      end else if (inv_tlb_done) begin
         inv_pending_q <= 1'b0;
       end
     end

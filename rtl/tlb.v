@@ -33,8 +33,10 @@ module tlb #(
   input  wire        fill_w_i,
   input  wire        fill_host_i,
   output wire        fill_evict_o,   // this fill replaces a valid entry
-  // invalidation strobe with its (held) operands
+  // invalidation: inv_i is held with its operands until inv_done_o (same cycle for ALL and
+  // ASID, after ENTRIES cycles for RANGE, which checks one entry per cycle)
   input  wire        inv_i,
+  output wire        inv_done_o,
   input  wire [1:0]  inv_mode_i,
   input  wire [7:0]  inv_asid_i,
   input  wire [31:0] inv_va_i,
@@ -80,28 +82,36 @@ module tlb #(
 
   assign fill_evict_o = fill_i && valid_q[victim_q];
 
-  // Whether an invalidation drops an entry with this ASID and page.
-  function automatic inv_drops(input [7:0] asid, input [19:0] vpn);
-    case (inv_mode_i)
-      INV_ALL:   inv_drops = 1'b1;
-      INV_ASID:  inv_drops = (asid == inv_asid_i);
-      INV_RANGE: inv_drops = (asid == inv_asid_i) && inv_range_nonempty &&
-                             (vpn >= inv_first_vpn) && ({1'b0, vpn} <= inv_last_vpn);
-      default:   inv_drops = 1'b0;
-    endcase
-  endfunction
+  // A range invalidation visits one entry per cycle (scan_q): one pair of page-number
+  // comparators instead of a pair per entry, which was the TLB's largest part on the FPGA.
+  // Invalidations are rare and already wait for walks to finish, so the cycles are cheap.
+  reg [PTR_W-1:0] scan_q;
+  wire [19:0] scan_vpn = vpn_q[scan_q];
+  wire        scan_drop = (asid_q[scan_q] == inv_asid_i) && inv_range_nonempty &&
+                          (scan_vpn >= inv_first_vpn) && ({1'b0, scan_vpn} <= inv_last_vpn);
+  wire        inv_range = (inv_mode_i == INV_RANGE);
+  assign inv_done_o = inv_i && (!inv_range || scan_q == LAST);
 
   // Valid bits: a fill sets the victim's; an invalidation clears the entries it covers. The MMU
-  // never fills and invalidates in one cycle; the fill would win for its entry.
+  // never fills while an invalidation is held; the fill would win for its entry.
   integer j;
   always @(posedge clk_i) begin
     if (!rst_ni) begin
       valid_q  <= {ENTRIES{1'b0}};
       victim_q <= {PTR_W{1'b0}};
+      scan_q   <= {PTR_W{1'b0}};
     end else begin
       if (inv_i) begin
-        for (j = 0; j < ENTRIES; j = j + 1)
-          if (inv_drops(asid_q[j], vpn_q[j])) valid_q[j] <= 1'b0;
+        case (inv_mode_i)
+          INV_ALL:  valid_q <= {ENTRIES{1'b0}};
+          INV_ASID: for (j = 0; j < ENTRIES; j = j + 1)
+                      if (asid_q[j] == inv_asid_i) valid_q[j] <= 1'b0;
+          INV_RANGE: begin
+            if (scan_drop) valid_q[scan_q] <= 1'b0;
+            scan_q <= (scan_q == LAST) ? {PTR_W{1'b0}} : scan_q + 1'b1;
+          end
+          default: ;
+        endcase
       end
       if (fill_i) begin
         valid_q[victim_q] <= 1'b1;

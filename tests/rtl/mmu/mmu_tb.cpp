@@ -353,7 +353,10 @@ void test_invalidate(Harness &h) {
       pt.map(root1, p, pte(0x480 + fr[p], RW));
       pt.map(root2, p, pte(0x580 + fr[p], RW));
     }
-    c.invalidate(VMGPU_INV_RANGE, 1, iva, isz);
+    // A range visits the entries one per cycle: ENTRIES cycles, plus the pulse's two.
+    int rlat = c.invalidate(VMGPU_INV_RANGE, 1, iva, isz);
+    CHECK(rlat >= int(n) && rlat <= int(n) + 2, "%s: range inv_done %d cycles after the pulse "
+          "(%u entries)", name, rlat, n);
     for (int a = 1; a <= 2; ++a) {
       c.context(true, a, a == 1 ? root1 : root2);
       for (uint32_t p : pages) {
