@@ -53,6 +53,10 @@ typedef struct ring_state {
     vmgpu_ctx *bound;        /* context the ring will be bound to after its queued commands */
     uint32_t *pend;          /* commands queued on the host, not yet in the ring */
     size_t npend, cappend;
+    /* 1 after an event record: the ring's queued commands are held (submits only queue) until
+     * the next event record on the ring or until something waits, so the work between two
+     * event records reaches the device in one batch (see vmgpu_event_record). */
+    int hold;
 } ring_state;
 
 struct vmgpu_dev {

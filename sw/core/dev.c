@@ -514,7 +514,7 @@ int ring_fence(vmgpu_dev *dev, unsigned r, uint32_t *fence, int flush)
     int rc = ring_emit(dev, r, w, 3);
     if (rc) return rc;
     rg->fence_issued = v;
-    if (flush) {
+    if (flush && !rg->hold) {
         rc = ring_flush(dev, r);
         if (rc) return rc;
     }
@@ -529,6 +529,7 @@ int ring_submit(vmgpu_dev *dev, unsigned r, uint32_t *fence)
 
 int ring_flush_pending(vmgpu_dev *dev, unsigned r)
 {
+    dev->ring[r].hold = 0;  /* someone waits: the batch ends here */
     return dev->ring[r].npend ? ring_flush(dev, r) : VMGPU_OK;
 }
 
@@ -740,13 +741,21 @@ int vmgpu_event_record(vmgpu_event *ev, vmgpu_stream *s)
     if (!ev || !s) return VMGPU_ERR_INVALID;
     int rc = vmgpu_cmd_timestamp(s, event_pa(ev));
     if (rc) return rc;
-    /* The TIMESTAMP and its FENCE stay queued until the stream's next command goes out (or
-     * someone waits for the event): over a slow link, submitting the record on its own would
-     * stamp the time at which it crossed the link, long before the work that follows it
-     * arrives, and an event pair would time the link instead of the work between them. */
+    /* Event records batch the ring's work: the first one holds the ring's queue (later
+     * submits only queue), the next one sends everything from the first up to itself in one
+     * batch, and any wait sends what is held. A TIMESTAMP runs when the ring reaches it, so
+     * over a slow link a record sent on its own would stamp the time it crossed the link and
+     * the work after it would arrive a link transfer later: an event pair would time the link
+     * instead of the work between them. Batched, the pair measures the device. */
     uint32_t f;
     rc = stream_fence_deferred(s, &f);
     if (rc) return rc;
+    ring_state *rg = &ev->dev->ring[s->ring];
+    if (rg->hold) {
+        rc = ring_flush_pending(ev->dev, s->ring);
+        if (rc) return rc;
+    }
+    rg->hold = 1;
     ev->recorded = 1;
     ev->ring = s->ring;
     ev->fence = f;
