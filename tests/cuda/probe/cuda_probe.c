@@ -1274,13 +1274,47 @@ static void s_extmem(void)
     cuMemAddressFree(va, 2 * g);
 }
 
+/* Graphics interop calls that need no graphics API: NULL, made-up handles and empty lists
+ * (what registering needs is GL on NVIDIA and vgfx on vmgpu: not comparable here). */
+static void s_graphics(void)
+{
+    setup();
+    CUgraphicsResource none = NULL, bogus = (CUgraphicsResource)(uintptr_t)0x5a5a5a5a0ull;
+    CUdeviceptr p = 0;
+    size_t sz = 0;
+    CUarray a = NULL;
+    CUmipmappedArray m = NULL;
+    P("graphics unregister NULL", cuGraphicsUnregisterResource(NULL));
+    P("graphics map count 0", cuGraphicsMapResources(0, NULL, NULL));
+    P("graphics map NULL list", cuGraphicsMapResources(1, NULL, NULL));
+    P("graphics map NULL entry", cuGraphicsMapResources(1, &none, NULL));
+    P("graphics unmap count 0", cuGraphicsUnmapResources(0, NULL, NULL));
+    P("graphics unmap NULL list", cuGraphicsUnmapResources(1, NULL, NULL));
+    P("graphics unmap NULL entry", cuGraphicsUnmapResources(1, &none, NULL));
+    P("graphics setmapflags NULL", cuGraphicsResourceSetMapFlags(NULL, 0));
+    P("graphics setmapflags NULL bad flags", cuGraphicsResourceSetMapFlags(NULL, 7));
+    P("graphics mapped pointer NULL", cuGraphicsResourceGetMappedPointer(&p, &sz, NULL));
+    P("graphics mapped pointer NULL outs", cuGraphicsResourceGetMappedPointer(NULL, NULL, NULL));
+    P("graphics subresource array NULL", cuGraphicsSubResourceGetMappedArray(&a, NULL, 0, 0));
+    P("graphics mipmapped array NULL", cuGraphicsResourceGetMappedMipmappedArray(&m, NULL));
+    P("graphics unregister bogus", cuGraphicsUnregisterResource(bogus));
+    P("graphics map bogus", cuGraphicsMapResources(1, &bogus, NULL));
+    P("graphics mapped pointer bogus", cuGraphicsResourceGetMappedPointer(&p, &sz, bogus));
+    CUcontext c;
+    cuCtxPopCurrent(&c);
+    P("graphics unregister NULL no context", cuGraphicsUnregisterResource(NULL));
+    P("graphics map count 0 no context", cuGraphicsMapResources(0, NULL, NULL));
+    P("graphics mapped pointer NULL no context", cuGraphicsResourceGetMappedPointer(&p, &sz, NULL));
+    cuCtxPushCurrent(c);
+}
+
 static const struct { const char *name; void (*fn)(void); } sections[] = {
     {"vmm_args", s_vmm_args},         {"vmm_map", s_vmm_map},     {"vmm_handles", s_vmm_handles},
     {"vmm_access", s_vmm_access},     {"alloc", s_alloc},         {"host", s_host},
     {"ptrattr", s_ptrattr},           {"streams", s_streams},     {"contexts", s_contexts},
     {"modules", s_modules},           {"kfault_ro", s_kfault_ro}, {"kfault_unmapped", s_kfault_unmapped},
     {"kfault_noaccess", s_kfault_noaccess}, {"bogus", s_bogus}, {"arrays", s_arrays},
-    {"extmem", s_extmem},
+    {"extmem", s_extmem},             {"graphics", s_graphics},
 };
 #define NSECT (sizeof sections / sizeof sections[0])
 
