@@ -4,9 +4,10 @@
  * other way), the ordering promises of map/unmap kept by fences between rings with no host
  * wait in between, and vgfx refusing a resource while CUDA has it mapped.
  *
- * Usage: vmgpu_gfx_interop_tests CASE   (CASE: errors, data, images, ordering, fault)
+ * Usage: vmgpu_gfx_interop_tests CASE   (CASE: errors, data, images, ordering, fault, threads)
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -439,10 +440,84 @@ static void case_fault(void)
     GOK(vgfxShutdown());
 }
 
+/* vgfx in one thread, CUDA (with interop on another resource) in another: one lock, one device. */
+struct thread_result { int bad, steps; };
+
+static void *vgfx_thread(void *arg)
+{
+    struct thread_result *res = arg;
+    vgfxImageDesc d = {96, 64, VGFX_FORMAT_RGBA8_UNORM, 1, 1, 0};
+    vgfxImage img;
+    if (vgfxCreateImage(&img, &d) != VGFX_SUCCESS) {
+        res->bad++;
+        return NULL;
+    }
+    uint32_t *px = malloc(96 * 64 * 4);
+    for (uint32_t i = 0; i < 40; i++) {
+        vgfxRect r = {i, i % 32, 50, 30};
+        uint32_t color = 0x01010101u * i + 0x00100000u;
+        res->bad += vgfxFillRect(img, 0, 0, &r, color) != VGFX_SUCCESS;
+        res->bad += vgfxImageRead(img, 0, 0, px) != VGFX_SUCCESS;
+        res->bad += px[(i % 32 + 29) * 96 + i + 49] != color || px[(i % 32) * 96 + i] != color;
+        res->steps++;
+    }
+    free(px);
+    res->bad += vgfxDestroyImage(img) != VGFX_SUCCESS;
+    return NULL;
+}
+
+static void *cuda_thread(void *arg)
+{
+    struct thread_result *res = arg;
+    if (cuCtxSetCurrent(g_ctx) != CUDA_SUCCESS) {
+        res->bad++;
+        return NULL;
+    }
+    vgfxBuffer buf;
+    CUgraphicsResource r;
+    if (vgfxCreateBuffer(&buf, 4096) || cuGraphicsVgfxRegisterBuffer(&r, buf, 0)) {
+        res->bad++;
+        return NULL;
+    }
+    for (int i = 0; i < 40; i++) {
+        CUdeviceptr p;
+        size_t sz;
+        int32_t v[4] = {0};
+        res->bad += cuGraphicsMapResources(1, &r, 0) != CUDA_SUCCESS;
+        res->bad += cuGraphicsResourceGetMappedPointer(&p, &sz, r) != CUDA_SUCCESS;
+        res->bad += launch(VMGPU_BUILTIN_FILL_I32, p, 0, 1024, i * 7, 0) != CUDA_SUCCESS;
+        res->bad += cuGraphicsUnmapResources(1, &r, 0) != CUDA_SUCCESS;
+        res->bad += vgfxBufferRead(buf, 4080, v, 16) != VGFX_SUCCESS;
+        res->bad += v[0] != i * 7 || v[3] != i * 7;
+        res->steps++;
+    }
+    res->bad += cuGraphicsUnregisterResource(r) != CUDA_SUCCESS;
+    res->bad += vgfxDestroyBuffer(buf) != VGFX_SUCCESS;
+    return NULL;
+}
+
+static void case_threads(void)
+{
+    NOTE("two threads: vgfx fills and reads an image while CUDA maps, fills and unmaps a buffer");
+    setup();
+    GOK(vgfxInit());
+    struct thread_result a = {0, 0}, b = {0, 0};
+    pthread_t ta, tb;
+    CHECK(pthread_create(&ta, NULL, vgfx_thread, &a) == 0);
+    CHECK(pthread_create(&tb, NULL, cuda_thread, &b) == 0);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    CHECK(a.bad == 0 && a.steps == 40);
+    CHECK(b.bad == 0 && b.steps == 40);
+    NOTE("vgfx thread: %d steps, %d bad; CUDA thread: %d map/fill/unmap/read rounds, %d bad", a.steps, a.bad,
+         b.steps, b.bad);
+    GOK(vgfxShutdown());
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s errors|data|images|ordering|fault\n", argv[0]);
+        fprintf(stderr, "usage: %s errors|data|images|ordering|fault|threads\n", argv[0]);
         return 2;
     }
     const char *c = argv[1];
@@ -452,6 +527,7 @@ int main(int argc, char **argv)
     else if (!strcmp(c, "images")) case_images();
     else if (!strcmp(c, "ordering")) case_ordering();
     else if (!strcmp(c, "fault")) case_fault();
+    else if (!strcmp(c, "threads")) case_threads();
     else {
         fprintf(stderr, "unknown case %s\n", c);
         return 2;
