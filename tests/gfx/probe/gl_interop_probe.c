@@ -1,0 +1,226 @@
+/*
+ * What NVIDIA's driver answers for the graphics-interop cases whose vmgpu answers are choices
+ * (docs/graphics.md, "Not measured on NVIDIA yet"): the same cuGraphics* calls on OpenGL objects,
+ * through a headless EGL context. Output: one "case ANSWER" line per case, as cuda_probe prints.
+ *
+ * Build and run on a machine with an NVIDIA GPU, its driver's EGL/GL libraries and CUDA:
+ *     gcc -O1 -I/usr/local/cuda/include tests/gfx/probe/gl_interop_probe.c -o gl_interop_probe -lcuda -ldl
+ *     ./gl_interop_probe > nvidia_gl_interop.txt
+ * Nothing of EGL/GL is needed at build time: the libraries are opened with dlopen and every
+ * constant is written below. Without them (or on vmgpu, which has no cuGraphicsGL*), it prints
+ * "# SKIPPED: <reason>" and exits 0.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+
+/* ------------------------------------------------------------ EGL and GL, by hand */
+
+typedef void *EGLDisplay, *EGLConfig, *EGLSurface, *EGLContext, *EGLDeviceEXT;
+typedef int EGLint;
+typedef unsigned GLuint, GLenum;
+typedef int GLint, GLsizei;
+typedef intptr_t GLsizeiptr;
+
+#define EGL_NONE 0x3038
+#define EGL_SURFACE_TYPE 0x3033
+#define EGL_PBUFFER_BIT 0x0001
+#define EGL_RENDERABLE_TYPE 0x3040
+#define EGL_OPENGL_BIT 0x0008
+#define EGL_WIDTH 0x3057
+#define EGL_HEIGHT 0x3056
+#define EGL_OPENGL_API 0x30A2
+#define EGL_PLATFORM_DEVICE_EXT 0x313F
+
+#define GL_ARRAY_BUFFER 0x8892
+#define GL_STATIC_DRAW 0x88E4
+#define GL_TEXTURE_2D 0x0DE1
+#define GL_TEXTURE_2D_ARRAY 0x8C1A
+#define GL_TEXTURE_CUBE_MAP 0x8513
+#define GL_TEXTURE_CUBE_MAP_POSITIVE_X 0x8515
+#define GL_RGBA8 0x8058
+#define GL_RGBA 0x1908
+#define GL_UNSIGNED_BYTE 0x1401
+#define GL_TEXTURE_MAX_LEVEL 0x813D
+
+static struct {
+    EGLDisplay (*GetDisplay)(void *);
+    EGLDisplay (*GetPlatformDisplayEXT)(GLenum, void *, const EGLint *);
+    unsigned (*QueryDevicesEXT)(EGLint, EGLDeviceEXT *, EGLint *);
+    unsigned (*Initialize)(EGLDisplay, EGLint *, EGLint *);
+    unsigned (*ChooseConfig)(EGLDisplay, const EGLint *, EGLConfig *, EGLint, EGLint *);
+    EGLSurface (*CreatePbufferSurface)(EGLDisplay, EGLConfig, const EGLint *);
+    unsigned (*BindAPI)(GLenum);
+    EGLContext (*CreateContext)(EGLDisplay, EGLConfig, EGLContext, const EGLint *);
+    unsigned (*MakeCurrent)(EGLDisplay, EGLSurface, EGLSurface, EGLContext);
+    void *(*GetProcAddress)(const char *);
+} egl;
+
+static struct {
+    void (*GenBuffers)(GLsizei, GLuint *);
+    void (*BindBuffer)(GLenum, GLuint);
+    void (*BufferData)(GLenum, GLsizeiptr, const void *, GLenum);
+    void (*GenTextures)(GLsizei, GLuint *);
+    void (*BindTexture)(GLenum, GLuint);
+    void (*TexImage2D)(GLenum, GLint, GLint, GLsizei, GLsizei, GLint, GLenum, GLenum, const void *);
+    void (*TexImage3D)(GLenum, GLint, GLint, GLsizei, GLsizei, GLsizei, GLint, GLenum, GLenum, const void *);
+    void (*TexParameteri)(GLenum, GLenum, GLint);
+    void (*Finish)(void);
+} gl;
+
+typedef CUresult (*reg_buffer_fn)(CUgraphicsResource *, GLuint, unsigned);
+typedef CUresult (*reg_image_fn)(CUgraphicsResource *, GLuint, GLenum, unsigned);
+
+static const char *egl_setup(void)
+{
+    void *lib = dlopen("libEGL.so.1", RTLD_NOW);
+    if (!lib) return "libEGL.so.1 not found";
+#define SYM(f) if (!(*(void **)&egl.f = dlsym(lib, "egl" #f))) return "egl" #f " missing";
+    SYM(GetDisplay) SYM(Initialize) SYM(ChooseConfig) SYM(CreatePbufferSurface) SYM(BindAPI)
+    SYM(CreateContext) SYM(MakeCurrent) SYM(GetProcAddress)
+#undef SYM
+    *(void **)&egl.QueryDevicesEXT = egl.GetProcAddress("eglQueryDevicesEXT");
+    *(void **)&egl.GetPlatformDisplayEXT = egl.GetProcAddress("eglGetPlatformDisplayEXT");
+    EGLDisplay d = NULL;
+    if (egl.QueryDevicesEXT && egl.GetPlatformDisplayEXT) {
+        EGLDeviceEXT devs[8];
+        EGLint n = 0;
+        if (egl.QueryDevicesEXT(8, devs, &n) && n > 0) d = egl.GetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devs[0], NULL);
+    }
+    if (!d) d = egl.GetDisplay(NULL);
+    EGLint major, minor, n = 0;
+    if (!d || !egl.Initialize(d, &major, &minor)) return "eglInitialize failed";
+    const EGLint cfg_attr[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
+    EGLConfig cfg;
+    if (!egl.ChooseConfig(d, cfg_attr, &cfg, 1, &n) || n < 1) return "no pbuffer/OpenGL EGL config";
+    const EGLint pb_attr[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
+    EGLSurface s = egl.CreatePbufferSurface(d, cfg, pb_attr);
+    if (!s || !egl.BindAPI(EGL_OPENGL_API)) return "no pbuffer or no OpenGL API";
+    EGLContext c = egl.CreateContext(d, cfg, NULL, NULL);
+    if (!c || !egl.MakeCurrent(d, s, s, c)) return "no current OpenGL context";
+#define GLSYM(f) if (!(*(void **)&gl.f = egl.GetProcAddress("gl" #f))) return "gl" #f " missing";
+    GLSYM(GenBuffers) GLSYM(BindBuffer) GLSYM(BufferData) GLSYM(GenTextures) GLSYM(BindTexture)
+    GLSYM(TexImage2D) GLSYM(TexImage3D) GLSYM(TexParameteri) GLSYM(Finish)
+#undef GLSYM
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ cases */
+
+static const char *rcname(CUresult rc)
+{
+    const char *n = NULL;
+    cuGetErrorName(rc, &n);
+    return n ? n : "?";
+}
+#define P(name, call) ({ printf("%-48s ", name); fflush(stdout); CUresult r_ = (call); \
+    printf("%s\n", rcname(r_)); r_; })
+#define YN(name, cond) printf("%-48s %s\n", name, (cond) ? "yes" : "no")
+
+static GLuint gl_buffer(size_t bytes)
+{
+    GLuint b = 0;
+    gl.GenBuffers(1, &b);
+    gl.BindBuffer(GL_ARRAY_BUFFER, b);
+    gl.BufferData(GL_ARRAY_BUFFER, (GLsizeiptr)bytes, NULL, GL_STATIC_DRAW);
+    gl.BindBuffer(GL_ARRAY_BUFFER, 0);
+    return b;
+}
+
+/* 256x256 RGBA8 with its full chain (9 levels). */
+static GLuint gl_texture(void)
+{
+    GLuint t = 0;
+    gl.GenTextures(1, &t);
+    gl.BindTexture(GL_TEXTURE_2D, t);
+    for (int l = 0; l < 9; l++) gl.TexImage2D(GL_TEXTURE_2D, l, GL_RGBA8, 256 >> l, 256 >> l, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    gl.TexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 8);
+    gl.BindTexture(GL_TEXTURE_2D, 0);
+    return t;
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+    reg_buffer_fn reg_buffer = (reg_buffer_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "cuGraphicsGLRegisterBuffer");
+    reg_image_fn reg_image = (reg_image_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "cuGraphicsGLRegisterImage");
+    if (!reg_buffer || !reg_image) {
+        printf("# SKIPPED: this libcuda has no cuGraphicsGLRegisterBuffer/Image\n");
+        return 0;
+    }
+    CUdevice dev;
+    CUcontext ctx;
+    if (cuInit(0) || cuDeviceGet(&dev, 0) || cuCtxCreate(&ctx, 0, dev)) {
+        printf("# SKIPPED: no CUDA context\n");
+        return 0;
+    }
+    const char *why = egl_setup();
+    if (why) {
+        printf("# SKIPPED: %s\n", why);
+        return 0;
+    }
+    printf("# section gl_interop\n");
+    CUgraphicsResource r1 = NULL, r2 = NULL, rt = NULL, x = NULL;
+    CUdeviceptr p;
+    size_t sz;
+    CUarray a;
+    CUmipmappedArray m;
+    GLuint buf = gl_buffer(65536), tex = gl_texture();
+    gl.Finish();
+
+    P("register buffer flags 0x10", reg_buffer(&x, buf, 0x10));
+    P("register buffer READ_ONLY|WRITE_DISCARD", reg_buffer(&x, buf, 3));
+    P("register buffer SURFACE_LDST", reg_buffer(&x, buf, CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST));
+    if (x) cuGraphicsUnregisterResource(x), x = NULL;
+    P("register buffer TEXTURE_GATHER", reg_buffer(&x, buf, CU_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER));
+    if (x) cuGraphicsUnregisterResource(x), x = NULL;
+    P("register buffer", reg_buffer(&r1, buf, 0));
+    P("register same buffer twice", reg_buffer(&r2, buf, 0));
+    YN("  two different handles", r1 && r2 && r1 != r2);
+    P("register texture", reg_image(&rt, tex, GL_TEXTURE_2D, CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST));
+
+    P("mapped pointer of unmapped texture", cuGraphicsResourceGetMappedPointer(&p, &sz, rt));
+    P("subresource array of unmapped texture, bad index", cuGraphicsSubResourceGetMappedArray(&a, rt, 5, 0));
+    P("mapped pointer unmapped, NULL size", cuGraphicsResourceGetMappedPointer(&p, NULL, r1));
+    if (r2) {
+        CUgraphicsResource both[2] = {r1, r2};
+        if (P("map both registrations of one buffer", cuGraphicsMapResources(2, both, 0)) == CUDA_SUCCESS)
+            cuGraphicsUnmapResources(2, both, 0);
+    }
+    P("map count 0 with a list", cuGraphicsMapResources(0, &r1, 0));
+    P("map buffer", cuGraphicsMapResources(1, &r1, 0));
+    P("mapped pointer NULL size", cuGraphicsResourceGetMappedPointer(&p, NULL, r1));
+    P("mapped pointer NULL pointer", cuGraphicsResourceGetMappedPointer(NULL, &sz, r1));
+    P("setmapflags 7 while mapped", cuGraphicsResourceSetMapFlags(r1, 7));
+    P("unmap buffer", cuGraphicsUnmapResources(1, &r1, 0));
+    P("setmapflags READ_ONLY", cuGraphicsResourceSetMapFlags(r1, CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY));
+    P("map buffer READ_ONLY", cuGraphicsMapResources(1, &r1, 0));
+    P("mapped pointer READ_ONLY", cuGraphicsResourceGetMappedPointer(&p, &sz, r1));
+    P("memsetD32 into READ_ONLY mapping", cuMemsetD32(p, 0, 4));
+    P("memcpyDtoH from READ_ONLY mapping", cuMemcpyDtoH(&sz, p, 4));
+    P("unregister mapped buffer", cuGraphicsUnregisterResource(r1));
+    P("map unregistered buffer", cuGraphicsMapResources(1, &r1, 0));
+    P("unmap unregistered buffer", cuGraphicsUnmapResources(1, &r1, 0));
+    if (r2) P("unregister second registration", cuGraphicsUnregisterResource(r2));
+
+    P("map texture", cuGraphicsMapResources(1, &rt, 0));
+    P("subresource array level 8", cuGraphicsSubResourceGetMappedArray(&a, rt, 0, 8));
+    P("subresource array level 9", cuGraphicsSubResourceGetMappedArray(&a, rt, 0, 9));
+    P("subresource array index 1 of a 2D texture", cuGraphicsSubResourceGetMappedArray(&a, rt, 1, 0));
+    if (P("subresource array level 0", cuGraphicsSubResourceGetMappedArray(&a, rt, 0, 0)) == CUDA_SUCCESS) {
+        CUDA_ARRAY3D_DESCRIPTOR d;
+        if (P("  array descriptor", cuArray3DGetDescriptor(&d, a)) == CUDA_SUCCESS)
+            printf("%-48s %zux%zux%zu format 0x%x x%u flags 0x%x\n", "  descriptor", d.Width, d.Height, d.Depth,
+                   (unsigned)d.Format, d.NumChannels, d.Flags);
+        P("arraydestroy of a mapped array", cuArrayDestroy(a));
+    }
+    P("mipmapped array of texture", cuGraphicsResourceGetMappedMipmappedArray(&m, rt));
+    P("unmap texture", cuGraphicsUnmapResources(1, &rt, 0));
+    P("unregister texture", cuGraphicsUnregisterResource(rt));
+    return 0;
+}
