@@ -86,6 +86,27 @@ static void case_errors(void)
     EXPECT(cuGraphicsSubResourceGetMappedArray(&arr, ri, 0, 0), CUDA_ERROR_NOT_MAPPED);
     EXPECT(cuGraphicsResourceGetMappedMipmappedArray(&mip, ri), CUDA_ERROR_NOT_MAPPED);
     EXPECT(cuGraphicsUnmapResources(1, &r, 0), CUDA_ERROR_NOT_MAPPED);
+    EXPECT(cuGraphicsResourceGetMappedPointer(&p, &sz, ri), CUDA_ERROR_NOT_MAPPED);  /* before "as pointer" */
+    EXPECT(cuGraphicsSubResourceGetMappedArray(&arr, ri, 5, 0), CUDA_ERROR_NOT_MAPPED);  /* before the index */
+    EXPECT(cuGraphicsResourceGetMappedPointer(&p, NULL, r), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphicsVgfxRegisterBuffer(&r2, buf, CU_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphicsMapResources(0, &r, 0));  /* an empty list: nothing happens */
+    EXPECT(cuGraphicsResourceGetMappedPointer(&p, &sz, r), CUDA_ERROR_NOT_MAPPED);
+    /* Both registrations of one buffer in one call: two mappings of the same memory. */
+    CUgraphicsResource pair[2] = {r, r2};
+    OK(cuGraphicsMapResources(2, pair, 0));
+    CUdeviceptr p1 = 0, p2 = 0;
+    OK(cuGraphicsResourceGetMappedPointer(&p1, &sz, r));
+    OK(cuGraphicsResourceGetMappedPointer(&p2, &sz, r2));
+    CHECK(p1 && p2 && p1 != p2);
+    OK(cuMemsetD32(p1, 0x61626364, 1));
+    uint32_t seen = 0;
+    OK(cuMemcpyDtoH(&seen, p2, 4));
+    CHECK(seen == 0x61626364u);
+    OK(cuGraphicsUnmapResources(2, pair, 0));
+    seen = 0;
+    GOK(vgfxBufferRead(buf, 0, &seen, 4));
+    CHECK(seen == 0x61626364u);
     /* Map flags. */
     EXPECT(cuGraphicsResourceSetMapFlags(r, 3), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuGraphicsResourceSetMapFlags(NULL, 0), CUDA_ERROR_INVALID_HANDLE);
