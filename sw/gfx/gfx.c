@@ -8,6 +8,7 @@
  * granule, mapped read/write into that context; engine commands name it by VA.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +31,16 @@ static uint32_t g_last_fence;
 static int g_submitted;
 static gfx_res *g_res;           /* live resources */
 static gfx_res *g_dead;          /* destroyed ones: kept so a stale handle is never reused */
-/* Allocations still mapped elsewhere (external memory) when their resource was destroyed:
- * freed once nothing maps them any more. */
-static uint32_t *g_orphans;
+/* Memory of destroyed resources that others may still use: an exported memfd still open
+ * somewhere in the process (an importer may map it: cuImportExternalMemory keeps the fd), or
+ * pages still mapped in a CUDA context (VMGPU_ERR_BUSY). Freed once neither holds. */
+typedef struct {
+    uint32_t pa, size;
+    int exported;
+    dev_t dev;
+    ino_t ino;
+} gfx_orphan;
+static gfx_orphan *g_orphans;
 static size_t g_norphans;
 
 static __thread char t_msg[320];
@@ -248,11 +256,36 @@ static vgfxStatus init_locked(void)
 }
 vgfxStatus vgfxInit(void) { LOCKED(init_locked()); }
 
+/* Some descriptor of this process still names the memfd (dev, ino). */
+static int fd_still_open(dev_t dev, ino_t ino)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return 1;  /* cannot tell: keep the memory */
+    int found = 0;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL) {
+        int fd = atoi(e->d_name);
+        struct stat sb;
+        if (e->d_name[0] != '.' && fd != dirfd(d) && fstat(fd, &sb) == 0 && sb.st_dev == dev && sb.st_ino == ino)
+            found = 1;
+    }
+    closedir(d);
+    return found;
+}
+
 static void orphans_sweep(void)
 {
     size_t j = 0;
-    for (size_t i = 0; i < g_norphans; i++)
-        if (vmgpu_phys_free(g_gdev, g_orphans[i]) != VMGPU_OK) g_orphans[j++] = g_orphans[i];
+    for (size_t i = 0; i < g_norphans; i++) {
+        gfx_orphan *o = &g_orphans[i];
+        if (o->exported && fd_still_open(o->dev, o->ino)) g_orphans[j++] = *o;
+        else if (vmgpu_phys_free(g_gdev, o->pa) != VMGPU_OK) {
+            o->exported = 0;  /* the fd is gone for good; only the mappings remain */
+            g_orphans[j++] = *o;
+        } else {
+            trace("memory of a destroyed resource (pa 0x%08x) freed: no importer holds it any more", o->pa);
+        }
+    }
     g_norphans = j;
 }
 
@@ -261,16 +294,19 @@ static void res_release(gfx_res *r)
 {
     vmgpu_unmap(g_gctx, r->va, r->alloc_size);
     vmgpu_va_free(g_gctx, r->va);
-    if (vmgpu_phys_free(g_gdev, r->pa) != VMGPU_OK) {
-        /* Still mapped by an importer (external memory): freed when that goes. */
-        uint32_t *n = realloc(g_orphans, (g_norphans + 1) * sizeof *n);
+    if (r->memfd >= 0) close(r->memfd);
+    int exported = r->memfd >= 0;
+    r->memfd = -1;
+    if ((exported && fd_still_open(r->fd_dev, r->fd_ino)) || vmgpu_phys_free(g_gdev, r->pa) != VMGPU_OK) {
+        /* An importer may still use it (external memory): freed when nothing holds it. */
+        gfx_orphan *n = realloc(g_orphans, (g_norphans + 1) * sizeof *n);
         if (n) {
             g_orphans = n;
-            g_orphans[g_norphans++] = r->pa;
+            g_orphans[g_norphans++] = (gfx_orphan){r->pa, r->alloc_size, exported, r->fd_dev, r->fd_ino};
+            trace("%p destroyed; its memory (pa 0x%08x) stays while an exported fd or a mapping holds it",
+                  (void *)r, r->pa);
         }
     }
-    if (r->memfd >= 0) close(r->memfd);
-    r->memfd = -1;
     r->live = 0;
     for (gfx_res **p = &g_res; *p; p = &(*p)->next)
         if (*p == r) {
@@ -760,6 +796,13 @@ int vgfx_lookup_export_fd(int fd, uint32_t *pa, uint64_t *size)
         if (r->live && r->memfd >= 0 && r->fd_dev == sb.st_dev && r->fd_ino == sb.st_ino) {
             if (pa) *pa = r->pa;
             if (size) *size = r->alloc_size;
+            return 0;
+        }
+    /* The resource was destroyed, but the fd still names its memory (kept for that). */
+    for (size_t i = 0; i < g_norphans; i++)
+        if (g_orphans[i].exported && g_orphans[i].dev == sb.st_dev && g_orphans[i].ino == sb.st_ino) {
+            if (pa) *pa = g_orphans[i].pa;
+            if (size) *size = g_orphans[i].size;
             return 0;
         }
     return -1;

@@ -164,8 +164,10 @@ vgfxStatus vgfxQuery(void);
 vgfxStatus vgfxCaptureImagePNG(vgfxImage image, uint32_t layer, uint32_t level, const char *path);
 
 /* A file descriptor naming the resource's memory (a memfd; the caller owns and closes it) and
- * the memory's size in bytes. CUDA's external-memory import (cuImportExternalMemory with an
- * opaque fd) recognises it and maps the same memory, in this process. */
+ * the size of that memory in bytes (the allocation: a multiple of 64 KiB). CUDA's external-memory
+ * import (cuImportExternalMemory with an opaque fd) recognises it and maps the same memory, in
+ * this process. The memory outlives vgfxDestroy* of its resource while an fd naming it is open
+ * in the process or CUDA still maps it; vgfx frees it at a later call once neither holds. */
 vgfxStatus vgfxExportMemoryFd(vgfxResource resource, int *fd, uint64_t *size);
 
 #ifdef __cplusplus

@@ -250,14 +250,62 @@ static void case_data(void)
     EXPECT(cuMemsetD32(p2, 0, 4), CUDA_ERROR_INVALID_VALUE);
     OK(cuGraphicsUnmapResources(1, &r, 0));
     OK(cuGraphicsUnregisterResource(r));
-    /* Exported memory names the same bytes: vgfx_lookup_export_fd is internal; the fd works. */
+    /* Exported memory: a memfd naming the buffer's allocation ... */
     int fd;
     uint64_t esz;
     GOK(vgfxExportMemoryFd(buf, &fd, &esz));
     CHECK(fd >= 0 && esz >= N * 4);
-    close(fd);
+    /* ... and CUDA's external-memory import maps those bytes (the driver owns the fd then). */
+    CUDA_EXTERNAL_MEMORY_HANDLE_DESC ed;
+    memset(&ed, 0, sizeof ed);
+    ed.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD;
+    ed.handle.fd = fd;
+    ed.size = esz;
+    CUexternalMemory em = NULL;
+    if (cuImportExternalMemory(&em, &ed) == CUDA_SUCCESS) {
+        checks++;
+        CUDA_EXTERNAL_MEMORY_BUFFER_DESC bd;
+        memset(&bd, 0, sizeof bd);
+        bd.size = N * 4;
+        CUdeviceptr ep = 0;
+        OK(cuExternalMemoryGetMappedBuffer(&ep, em, &bd));
+        memset(got, 0, N * 4);
+        OK(cuMemcpyDtoH(got, ep, N * 4));
+        CHECK(memcmp(got, h, N * 4) == 0);
+        /* vgfx destroys the buffer while CUDA maps its memory: the memory stays. */
+        int fd2 = -1;
+        GOK(vgfxExportMemoryFd(buf, &fd2, &esz));
+        GOK(vgfxDestroyBuffer(buf));
+        memset(got, 0, N * 4);
+        OK(cuMemcpyDtoH(got, ep, N * 4));
+        CHECK(memcmp(got, h, N * 4) == 0);
+        OK(cuMemFree(ep));
+        OK(cuDestroyExternalMemory(em));
+        /* An fd still open names it too: imported again after its resource is gone. */
+        ed.handle.fd = fd2;
+        em = NULL;
+        OK(cuImportExternalMemory(&em, &ed));
+        ep = 0;
+        OK(cuExternalMemoryGetMappedBuffer(&ep, em, &bd));
+        memset(got, 0, N * 4);
+        OK(cuMemcpyDtoH(got, ep, N * 4));
+        CHECK(memcmp(got, h, N * 4) == 0);
+        OK(cuMemFree(ep));
+        OK(cuDestroyExternalMemory(em));
+        buf = NULL;
+    } else {
+        printf("  FAIL cuImportExternalMemory of a vgfx export\n");
+        fails++;
+        close(fd);
+    }
     OK(cuStreamDestroy(s));
-    GOK(vgfxDestroyBuffer(buf));
+    if (buf) GOK(vgfxDestroyBuffer(buf));
+    /* Nothing holds the old memory now: the same big buffer fits again and again. */
+    for (int i = 0; i < 3; i++) {
+        vgfxBuffer big;
+        GOK(vgfxCreateBuffer(&big, 8u << 20));
+        GOK(vgfxDestroyBuffer(big));
+    }
     GOK(vgfxShutdown());
     free(h);
     free(got);
