@@ -137,15 +137,22 @@ static void acc_record(struct CUgraphicsResource_st *g, unsigned acc)
     for (uint32_t i = 0; i < (g->size + VMGPU_GRANULE - 1) / VMGPU_GRANULE; i++) g->m->acc[i] = (uint8_t)acc;
 }
 
-/* Count resources, no duplicates, all registered; want_mapped: each must be (not) mapped. */
-static CUresult check_list(unsigned count, CUgraphicsResource *res, int want_mapped)
+/* The list itself: nonempty (NVIDIA answers INVALID_VALUE for count 0, measured, even without a
+ * context), every entry registered, no duplicates. */
+static CUresult check_handles(unsigned count, CUgraphicsResource *res)
 {
-    if (count && !res) return CUDA_ERROR_INVALID_VALUE;
+    if (count == 0 || !res) return CUDA_ERROR_INVALID_VALUE;
     for (unsigned i = 0; i < count; i++) {
         if (!gres_lookup(res[i])) return CUDA_ERROR_INVALID_HANDLE;
         for (unsigned j = 0; j < i; j++)
             if (res[j] == res[i]) return CUDA_ERROR_INVALID_HANDLE;
     }
+    return CUDA_SUCCESS;
+}
+
+/* want_mapped: each must be (not) mapped. */
+static CUresult check_list(unsigned count, CUgraphicsResource *res, int want_mapped)
+{
     for (unsigned i = 0; i < count; i++) {
         struct CUgraphicsResource_st *g = gres_lookup(res[i]);
         if (want_mapped && !g->mapped) return CUDA_ERROR_NOT_MAPPED;
@@ -156,12 +163,15 @@ static CUresult check_list(unsigned count, CUgraphicsResource *res, int want_map
 
 static CUresult map_resources(unsigned count, CUgraphicsResource *res, CUstream hs)
 {
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    if ((rc = check_handles(count, res))) return rc;
     struct CUctx_st *c;
     vmgpu_stream *s;
-    CUresult rc = cu_stream_resolve(hs, &c, &s);
+    rc = cu_stream_resolve(hs, &c, &s);
     if (rc) return rc;
     rc = check_list(count, res, 0);
-    if (rc || count == 0) return rc;
+    if (rc) return rc;
     /* Graphics work issued so far completes before the stream's later work: a fence wait on
      * the device, the host does not wait. */
     vmgpu_stream *gs = gfx_stream();
@@ -227,9 +237,12 @@ static int unmap_one(struct CUgraphicsResource_st *g, vmgpu_stream *s, struct CU
 
 static CUresult unmap_resources(unsigned count, CUgraphicsResource *res, CUstream hs)
 {
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    if ((rc = check_handles(count, res))) return rc;
     struct CUctx_st *c;
     vmgpu_stream *s;
-    CUresult rc = cu_stream_resolve(hs, &c, &s);
+    rc = cu_stream_resolve(hs, &c, &s);
     if (rc) return rc;
     rc = check_list(count, res, 1);
     if (rc) return rc;
@@ -281,12 +294,15 @@ CUresult CUDAAPI cuGraphicsUnregisterResource(CUgraphicsResource resource)
 
 static CUresult mapped_pointer(CUdeviceptr *p, size_t *size, CUgraphicsResource h)
 {
-    struct CUctx_st *c;
-    CUresult rc = cu_current(&c);
+    /* The handle first, then the outputs, then the context (NVIDIA, measured: a NULL handle is
+     * INVALID_HANDLE with NULL outputs and without a context). */
+    CUresult rc = cu_need_init();
     if (rc) return rc;
-    if (!p || !size) return CUDA_ERROR_INVALID_VALUE;
     struct CUgraphicsResource_st *g = gres_lookup(h);
     if (!g) return CUDA_ERROR_INVALID_HANDLE;
+    if (!p || !size) return CUDA_ERROR_INVALID_VALUE;
+    struct CUctx_st *c;
+    if ((rc = cu_current(&c))) return rc;
     if (!g->mapped) return CUDA_ERROR_NOT_MAPPED;
     if (g->image) return CUDA_ERROR_NOT_MAPPED_AS_POINTER;
     *p = g->va;
@@ -328,12 +344,14 @@ static CUDA_ARRAY3D_DESCRIPTOR image_desc(const struct CUgraphicsResource_st *g,
 
 static CUresult mapped_array(CUarray *out, CUgraphicsResource h, unsigned layer, unsigned level)
 {
-    struct CUctx_st *c;
-    CUresult rc = cu_current(&c);
+    /* Same order as the pointer query. */
+    CUresult rc = cu_need_init();
     if (rc) return rc;
-    if (!out) return CUDA_ERROR_INVALID_VALUE;
     struct CUgraphicsResource_st *g = gres_lookup(h);
     if (!g) return CUDA_ERROR_INVALID_HANDLE;
+    if (!out) return CUDA_ERROR_INVALID_VALUE;
+    struct CUctx_st *c;
+    if ((rc = cu_current(&c))) return rc;
     if (!g->mapped) return CUDA_ERROR_NOT_MAPPED;
     if (!g->image) return CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     if (layer >= g->res->desc.arrayLayers || level >= g->res->desc.mipLevels) return CUDA_ERROR_INVALID_VALUE;
@@ -356,12 +374,13 @@ CUresult CUDAAPI cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphics
 
 static CUresult mapped_mipmapped(CUmipmappedArray *out, CUgraphicsResource h)
 {
-    struct CUctx_st *c;
-    CUresult rc = cu_current(&c);
+    CUresult rc = cu_need_init();
     if (rc) return rc;
-    if (!out) return CUDA_ERROR_INVALID_VALUE;
     struct CUgraphicsResource_st *g = gres_lookup(h);
     if (!g) return CUDA_ERROR_INVALID_HANDLE;
+    if (!out) return CUDA_ERROR_INVALID_VALUE;
+    struct CUctx_st *c;
+    if ((rc = cu_current(&c))) return rc;
     if (!g->mapped) return CUDA_ERROR_NOT_MAPPED;
     if (!g->image) return CUDA_ERROR_NOT_MAPPED_AS_ARRAY;
     if (!g->mip_view) {

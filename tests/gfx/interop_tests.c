@@ -90,7 +90,8 @@ static void case_errors(void)
     EXPECT(cuGraphicsSubResourceGetMappedArray(&arr, ri, 5, 0), CUDA_ERROR_NOT_MAPPED);  /* before the index */
     EXPECT(cuGraphicsResourceGetMappedPointer(&p, NULL, r), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuGraphicsVgfxRegisterBuffer(&r2, buf, CU_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER), CUDA_ERROR_INVALID_VALUE);
-    OK(cuGraphicsMapResources(0, &r, 0));  /* an empty list: nothing happens */
+    EXPECT(cuGraphicsMapResources(0, &r, 0), CUDA_ERROR_INVALID_VALUE);  /* an empty list (NVIDIA, measured) */
+    EXPECT(cuGraphicsUnmapResources(0, &r, 0), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuGraphicsResourceGetMappedPointer(&p, &sz, r), CUDA_ERROR_NOT_MAPPED);
     /* Both registrations of one buffer in one call: two mappings of the same memory. */
     CUgraphicsResource pair[2] = {r, r2};
@@ -195,6 +196,8 @@ static void case_errors(void)
     OK(cuCtxPopCurrent(&popped));
     GOK(vgfxCreateBuffer(&buf, 64));
     EXPECT(cuGraphicsVgfxRegisterBuffer(&r, buf, 0), CUDA_ERROR_INVALID_CONTEXT);
+    EXPECT(cuGraphicsMapResources(0, NULL, 0), CUDA_ERROR_INVALID_VALUE);  /* arguments before the context */
+    EXPECT(cuGraphicsResourceGetMappedPointer(&p, &sz, NULL), CUDA_ERROR_INVALID_HANDLE);
     OK(cuCtxPushCurrent(popped));
     GOK(vgfxShutdown());
 }
