@@ -7,7 +7,8 @@
 // MMU in the context the ring bound with BIND_CTX; TLB_INV goes to the MMU in stream order.
 module command_processor #(
   parameter integer MEM_BYTES = 16777216,  // device memory bytes (range checks)
-  parameter integer N_RINGS   = 2          // command rings: 2 or 4
+  parameter integer N_RINGS   = 2,         // command rings: 2 or 4
+  parameter integer GFX_ENGINE = 1         // 0: no graphics engine, GFX_* commands are BAD_COMMAND
 ) (
   input  wire                clk_i,
   input  wire                rst_ni,
@@ -190,11 +191,21 @@ module command_processor #(
               ({8'd0, base} + {8'd0, size} <= MEM_LIMIT);
   endfunction
 
-  // Physical operand check: 0 ok, else a FAULT_* reason.
+  // Physical operand check: 0 ok, else a FAULT_* reason. pa + bytes > MEM_BYTES, computed
+  // without a 40-bit adder: MEM_BYTES is 2^MK, so an operand with a bit at or above MK+1 is out
+  // (pa or bytes alone exceeds it) and the rest is an (MK+2)-bit sum compared with 2^MK. The
+  // short carry chain is what keeps S_EXEC's decision inside the board's 20 ns.
+  localparam integer MK = $clog2(MEM_BYTES);
   function automatic [3:0] phys_check(input [31:0] pa, input [39:0] bytes);
-    if (pa[1:0] != 2'b00) phys_check = FAULT_MISALIGNED;
-    else if ({8'd0, pa} + bytes > MEM_LIMIT) phys_check = FAULT_PHYS_RANGE;
-    else phys_check = FAULT_NONE;
+    reg [MK+1:0] sum;
+    reg          over;
+    begin
+      sum  = {1'b0, pa[MK:0]} + {1'b0, bytes[MK:0]};
+      over = (|pa[31:MK+1]) || (|bytes[39:MK+1]) || sum[MK+1] || (sum[MK] && (|sum[MK-1:0]));
+      if (pa[1:0] != 2'b00) phys_check = FAULT_MISALIGNED;
+      else if (over) phys_check = FAULT_PHYS_RANGE;
+      else phys_check = FAULT_NONE;
+    end
   endfunction
 
   // The physical operand of the command in S_EXEC and its byte count: one shared range adder
@@ -233,9 +244,9 @@ module command_processor #(
       OP_LAUNCH:     hdr_ok = (hdr_len == 8'd1) && (hdr_flags[7:0] <= KERNEL_REDUCE_SUM);
       OP_TIMESTAMP:  hdr_ok = (hdr_len == 8'd1);
       OP_WAIT_FENCE: hdr_ok = (hdr_len == 8'd2);
-      OP_GFX_FILL:   hdr_ok = (hdr_len == 8'd5);
-      OP_GFX_BLIT:   hdr_ok = (hdr_len == 8'd8);
-      OP_GFX_MIPGEN: hdr_ok = (hdr_len == 8'd8);
+      OP_GFX_FILL:   hdr_ok = (GFX_ENGINE != 0) && (hdr_len == 8'd5);
+      OP_GFX_BLIT:   hdr_ok = (GFX_ENGINE != 0) && (hdr_len == 8'd8);
+      OP_GFX_MIPGEN: hdr_ok = (GFX_ENGINE != 0) && (hdr_len == 8'd8);
       default:       hdr_ok = 1'b0;
     endcase
   end

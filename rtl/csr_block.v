@@ -7,7 +7,8 @@ module csr_block #(
   parameter integer MEM_BYTES   = 16777216,  // device memory bytes (reported, window range)
   parameter integer TLB_ENTRIES = 16,        // reported in CAPS
   parameter integer N_RINGS     = 2,         // reported in CAPS; ring blocks that answer
-  parameter integer EVT_DEPTH   = 16         // MMU event FIFO entries (power of two)
+  parameter integer EVT_DEPTH   = 16,        // MMU event FIFO entries (power of two)
+  parameter integer GFX_ENGINE  = 1          // reported in CAPS.GFX
 ) (
   input  wire               clk_i,
   input  wire               rst_ni,
@@ -129,7 +130,7 @@ module csr_block #(
       case (csr_addr_i)
         REG_ID:            rdata = VMGPU_ID_MAGIC;
         REG_VERSION:       rdata = VMGPU_HW_VERSION;
-        REG_CAPS:          rdata = {7'd0, 1'b1, 8'd12, TLB_ENTRIES_W[7:0], 4'd0, N_RINGS_W[3:0]};  // bit 24: graphics engine
+        REG_CAPS:          rdata = {7'd0, GFX_ENGINE != 0, 8'd12, TLB_ENTRIES_W[7:0], 4'd0, N_RINGS_W[3:0]};  // bit 24: graphics engine
         REG_MEM_SIZE:      rdata = MEM_BYTES_W;
         REG_CYCLE_LO:      rdata = cycle_o[31:0];
         REG_CYCLE_HI:      rdata = cycle_hi_q;

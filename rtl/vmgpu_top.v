@@ -6,7 +6,8 @@ module vmgpu_top #(
   parameter integer MEM_BYTES   = 16777216,  // device memory bytes, a power of two
   parameter integer TLB_ENTRIES = 16,        // fully associative TLB entries
   parameter integer N_RINGS     = 2,         // command rings: 2 or 4
-  parameter integer MEM_RSP_REG = 0          // 1: device-memory reads answer a cycle later (FPGA timing)
+  parameter integer MEM_RSP_REG = 0,         // 1: device-memory reads answer a cycle later (FPGA timing)
+  parameter integer GFX_ENGINE  = 1          // 0: no graphics engine (CAPS.GFX reads 0, GFX_* commands are BAD_COMMAND)
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -146,7 +147,8 @@ module vmgpu_top #(
   csr_block #(
     .MEM_BYTES   (MEM_BYTES),
     .TLB_ENTRIES (TLB_ENTRIES),
-    .N_RINGS     (N_RINGS)
+    .N_RINGS     (N_RINGS),
+    .GFX_ENGINE  (GFX_ENGINE)
   ) u_csr (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -199,8 +201,9 @@ module vmgpu_top #(
   assign m_wr_be[4*M_WIN +: 4] = 4'hF;
 
   command_processor #(
-    .MEM_BYTES (MEM_BYTES),
-    .N_RINGS   (N_RINGS)
+    .MEM_BYTES  (MEM_BYTES),
+    .N_RINGS    (N_RINGS),
+    .GFX_ENGINE (GFX_ENGINE)
   ) u_cp (
     .clk_i              (clk_i),
     .rst_ni             (rst_ni),
@@ -355,68 +358,106 @@ module vmgpu_top #(
     .mem_wr_be_o     (m_wr_be[4*M_CU +: 4])
   );
 
-  graphics_engine u_gfx (
-    .clk_i           (clk_i),
-    .rst_ni          (rst_ni),
-    .start_i         (gfx_start),
-    .op_i            (gfx_op),
-    .src_va_i        (gfx_src_va),
-    .src_pitch_i     (gfx_src_pitch),
-    .src_w_i         (gfx_src_w),
-    .src_h_i         (gfx_src_h),
-    .dst_va_i        (gfx_dst_va),
-    .dst_pitch_i     (gfx_dst_pitch),
-    .dst_w_i         (gfx_dst_w),
-    .dst_h_i         (gfx_dst_h),
-    .color_i         (gfx_color),
-    .busy_o          (gfx_busy),
-    .done_o          (gfx_done),
-    .fault_o         (gfx_fault),
-    .fault_va_o      (gfx_fault_va),
-    .fault_write_o   (gfx_fault_write),
-    .fault_reason_o  (gfx_fault_reason),
-    .tr_req_valid_o  (gfx_tr_req_valid),
-    .tr_req_ready_i  (gfx_tr_req_ready),
-    .tr_req_va_o     (gfx_tr_req_va),
-    .tr_req_write_o  (gfx_tr_req_write),
-    .tr_rsp_valid_i  (gfx_tr_rsp_valid),
-    .tr_rsp_pa_i     (tr1_rsp_pa),
-    .tr_rsp_host_i   (tr1_rsp_host),
-    .tr_rsp_fault_i  (tr1_rsp_fault),
-    .tr_rsp_reason_i (tr1_rsp_reason),
-    .mem_rd_valid_o  (m_rd_valid[M_GFX]),
-    .mem_rd_ready_i  (m_rd_ready[M_GFX]),
-    .mem_rd_addr_o   (m_rd_addr[32*M_GFX +: 32]),
-    .mem_rd_host_o   (m_rd_host[M_GFX]),
-    .mem_rsp_valid_i (m_rsp_valid[M_GFX]),
-    .mem_rsp_data_i  (m_rsp_data[32*M_GFX +: 32]),
-    .mem_wr_valid_o  (m_wr_valid[M_GFX]),
-    .mem_wr_ready_i  (m_wr_ready[M_GFX]),
-    .mem_wr_addr_o   (m_wr_addr[32*M_GFX +: 32]),
-    .mem_wr_host_o   (m_wr_host[M_GFX]),
-    .mem_wr_data_o   (m_wr_data[32*M_GFX +: 32]),
-    .mem_wr_be_o     (m_wr_be[4*M_GFX +: 4])
-  );
+  // The graphics engine and its share of MMU port 1 exist only with GFX_ENGINE (the smallest
+  // FPGA builds leave them out; the command processor then refuses GFX_* commands).
+  generate
+    if (GFX_ENGINE != 0) begin : g_gfx
+      graphics_engine u_gfx (
+        .clk_i           (clk_i),
+        .rst_ni          (rst_ni),
+        .start_i         (gfx_start),
+        .op_i            (gfx_op),
+        .src_va_i        (gfx_src_va),
+        .src_pitch_i     (gfx_src_pitch),
+        .src_w_i         (gfx_src_w),
+        .src_h_i         (gfx_src_h),
+        .dst_va_i        (gfx_dst_va),
+        .dst_pitch_i     (gfx_dst_pitch),
+        .dst_w_i         (gfx_dst_w),
+        .dst_h_i         (gfx_dst_h),
+        .color_i         (gfx_color),
+        .busy_o          (gfx_busy),
+        .done_o          (gfx_done),
+        .fault_o         (gfx_fault),
+        .fault_va_o      (gfx_fault_va),
+        .fault_write_o   (gfx_fault_write),
+        .fault_reason_o  (gfx_fault_reason),
+        .tr_req_valid_o  (gfx_tr_req_valid),
+        .tr_req_ready_i  (gfx_tr_req_ready),
+        .tr_req_va_o     (gfx_tr_req_va),
+        .tr_req_write_o  (gfx_tr_req_write),
+        .tr_rsp_valid_i  (gfx_tr_rsp_valid),
+        .tr_rsp_pa_i     (tr1_rsp_pa),
+        .tr_rsp_host_i   (tr1_rsp_host),
+        .tr_rsp_fault_i  (tr1_rsp_fault),
+        .tr_rsp_reason_i (tr1_rsp_reason),
+        .mem_rd_valid_o  (m_rd_valid[M_GFX]),
+        .mem_rd_ready_i  (m_rd_ready[M_GFX]),
+        .mem_rd_addr_o   (m_rd_addr[32*M_GFX +: 32]),
+        .mem_rd_host_o   (m_rd_host[M_GFX]),
+        .mem_rsp_valid_i (m_rsp_valid[M_GFX]),
+        .mem_rsp_data_i  (m_rsp_data[32*M_GFX +: 32]),
+        .mem_wr_valid_o  (m_wr_valid[M_GFX]),
+        .mem_wr_ready_i  (m_wr_ready[M_GFX]),
+        .mem_wr_addr_o   (m_wr_addr[32*M_GFX +: 32]),
+        .mem_wr_host_o   (m_wr_host[M_GFX]),
+        .mem_wr_data_o   (m_wr_data[32*M_GFX +: 32]),
+        .mem_wr_be_o     (m_wr_be[4*M_GFX +: 4])
+      );
 
-  tr_port_arb u_tr1_arb (
-    .clk_i         (clk_i),
-    .rst_ni        (rst_ni),
-    .a_req_valid_i (cu_tr_req_valid),
-    .a_req_ready_o (cu_tr_req_ready),
-    .a_req_va_i    (cu_tr_req_va),
-    .a_req_write_i (cu_tr_req_write),
-    .a_rsp_valid_o (cu_tr_rsp_valid),
-    .b_req_valid_i (gfx_tr_req_valid),
-    .b_req_ready_o (gfx_tr_req_ready),
-    .b_req_va_i    (gfx_tr_req_va),
-    .b_req_write_i (gfx_tr_req_write),
-    .b_rsp_valid_o (gfx_tr_rsp_valid),
-    .req_valid_o   (tr1_req_valid),
-    .req_ready_i   (tr1_req_ready),
-    .req_va_o      (tr1_req_va),
-    .req_write_o   (tr1_req_write),
-    .rsp_valid_i   (tr1_rsp_valid)
-  );
+      tr_port_arb u_tr1_arb (
+        .clk_i         (clk_i),
+        .rst_ni        (rst_ni),
+        .a_req_valid_i (cu_tr_req_valid),
+        .a_req_ready_o (cu_tr_req_ready),
+        .a_req_va_i    (cu_tr_req_va),
+        .a_req_write_i (cu_tr_req_write),
+        .a_rsp_valid_o (cu_tr_rsp_valid),
+        .b_req_valid_i (gfx_tr_req_valid),
+        .b_req_ready_o (gfx_tr_req_ready),
+        .b_req_va_i    (gfx_tr_req_va),
+        .b_req_write_i (gfx_tr_req_write),
+        .b_rsp_valid_o (gfx_tr_rsp_valid),
+        .req_valid_o   (tr1_req_valid),
+        .req_ready_i   (tr1_req_ready),
+        .req_va_o      (tr1_req_va),
+        .req_write_o   (tr1_req_write),
+        .rsp_valid_i   (tr1_rsp_valid)
+      );
+    end else begin : g_no_gfx
+      assign gfx_busy = 1'b0;
+      assign gfx_done = 1'b0;
+      assign gfx_fault = 1'b0;
+      assign gfx_fault_write = 1'b0;
+      assign gfx_fault_va = 32'd0;
+      assign gfx_fault_reason = 4'd0;
+      assign gfx_tr_req_valid = 1'b0;
+      assign gfx_tr_req_write = 1'b0;
+      assign gfx_tr_req_va = 32'd0;
+      assign gfx_tr_req_ready = 1'b0;
+      assign gfx_tr_rsp_valid = 1'b0;
+      assign tr1_req_valid = cu_tr_req_valid;
+      assign cu_tr_req_ready = tr1_req_ready;
+      assign tr1_req_va = cu_tr_req_va;
+      assign tr1_req_write = cu_tr_req_write;
+      assign cu_tr_rsp_valid = tr1_rsp_valid;
+      assign m_rd_valid[M_GFX] = 1'b0;
+      assign m_rd_addr[32*M_GFX +: 32] = 32'd0;
+      assign m_rd_host[M_GFX] = 1'b0;
+      assign m_wr_valid[M_GFX] = 1'b0;
+      assign m_wr_addr[32*M_GFX +: 32] = 32'd0;
+      assign m_wr_host[M_GFX] = 1'b0;
+      assign m_wr_data[32*M_GFX +: 32] = 32'd0;
+      assign m_wr_be[4*M_GFX +: 4] = 4'h0;
+      // The command processor's graphics operands have no receiver in this configuration.
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire unused_gfx = &{1'b0, gfx_start, gfx_op, gfx_src_va, gfx_src_pitch, gfx_src_w,
+                          gfx_src_h, gfx_dst_va, gfx_dst_pitch, gfx_dst_w, gfx_dst_h, gfx_color,
+                          gfx_tr_req_valid, gfx_tr_req_ready, gfx_tr_req_write, gfx_tr_rsp_valid,
+                          gfx_tr_req_va, m_rsp_data[32*M_GFX +: 32]};
+      /* verilator lint_on UNUSEDSIGNAL */
+    end
+  endgenerate
 
   mmu #(
     .MEM_BYTES   (MEM_BYTES),

@@ -287,6 +287,7 @@ static int dev_init(vmgpu_dev *dev, const vmgpu_dev_options *opt)
     dev->info.n_rings = (caps & VMGPU_REG_CAPS_N_RINGS_MASK) >> VMGPU_REG_CAPS_N_RINGS_LSB;
     dev->info.tlb_entries = (caps & VMGPU_REG_CAPS_TLB_ENTRIES_MASK) >> VMGPU_REG_CAPS_TLB_ENTRIES_LSB;
     dev->info.page_shift = (caps & VMGPU_REG_CAPS_PAGE_SHIFT_MASK) >> VMGPU_REG_CAPS_PAGE_SHIFT_LSB;
+    dev->info.has_gfx = (caps & VMGPU_REG_CAPS_GFX_MASK) != 0;
     if (dev->info.page_shift != 12 || dev->info.n_rings == 0 ||
         dev->info.n_rings > VMGPU_REG_RING_MAX || mem < 8 * VMGPU_PAGE_SIZE || (mem & (mem - 1)))
         return core_fail(dev, VMGPU_ERR_NODEV, "unsupported device: CAPS 0x%08x MEM_SIZE 0x%08x",

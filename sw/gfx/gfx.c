@@ -233,6 +233,9 @@ static vgfxStatus init_locked(void)
     if (!dev) return fail(VGFX_ERROR_DEVICE, "vgfxInit: no device: %s", err);
     vmgpu_dev_info info;
     vmgpu_dev_get_info(dev, &info);
+    if (!info.has_gfx)
+        return fail(VGFX_ERROR_NOT_SUPPORTED, "vgfxInit: this device has no graphics engine "
+                    "(CAPS.GFX reads 0: an FPGA build without it, such as the ECP5-25F's)");
     unsigned ring = info.n_rings - 1;  /* CUDA contexts start at ring 0 */
     vmgpu_ctx *ctx = NULL;
     vmgpu_stream *s = NULL;

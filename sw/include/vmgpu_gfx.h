@@ -52,7 +52,8 @@ typedef enum vgfxStatus {
     VGFX_ERROR_MAPPED_BY_CUDA = 5,   /* the resource is mapped by CUDA right now */
     VGFX_ERROR_NOT_INITIALIZED = 6,  /* vgfxInit has not been called (or vgfxShutdown was) */
     VGFX_ERROR_IN_USE = 7,           /* still registered with CUDA (destroy, shutdown) */
-    VGFX_ERROR_NOT_SUPPORTED = 8,    /* valid but not for this format (e.g. mipmaps of R32_UINT) */
+    VGFX_ERROR_NOT_SUPPORTED = 8,    /* valid but not for this format (e.g. mipmaps of R32_UINT),
+                                        or vgfxInit on a device without the graphics engine */
     VGFX_ERROR_FILE = 9,             /* a file could not be written */
     VGFX_ERROR_NOT_READY = 10        /* vgfxQuery: engine work has not completed yet */
 } vgfxStatus;

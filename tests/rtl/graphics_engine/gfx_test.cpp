@@ -381,12 +381,30 @@ void test_two_rings() {
 
 }  // namespace
 
+// Built with GFX_ENGINE=0 (the smallest FPGA configuration): CAPS.GFX reads 0 and every
+// graphics command is refused as BAD_COMMAND before anything is written; other work still runs.
+void test_nogfx() {
+  World w;
+  CHECK(!(w.d.rd(VMGPU_REG_CAPS) & VMGPU_REG_CAPS_GFX_MASK), "CAPS.GFX reads 0");
+  Rect r = {VA_BASE + 0x100, 64, 4, 4};
+  uint32_t at = RING0 + w.d.tails[0];
+  w.run(World::fill(r, 0x11223344));
+  w.expect_fault(VMGPU_FAULT_BAD_COMMAND, VMGPU_OP_GFX_FILL, at, false, "fill without the engine");
+  at = RING0 + w.d.tails[0];
+  w.run(World::two(VMGPU_OP_GFX_BLIT, {VA_BASE, 64, 2, 2}, {VA_BASE + 0x1000, 64, 2, 2}));
+  w.expect_fault(VMGPU_FAULT_BAD_COMMAND, VMGPU_OP_GFX_BLIT, at, false, "blit without the engine");
+  at = RING0 + w.d.tails[0];
+  w.run(World::two(VMGPU_OP_GFX_MIPGEN, {VA_BASE, 64, 2, 2}, {VA_BASE + 0x1000, 64, 1, 1}));
+  w.expect_fault(VMGPU_FAULT_BAD_COMMAND, VMGPU_OP_GFX_MIPGEN, at, false, "mipgen without the engine");
+  w.verify("nothing written by the refused commands");
+}
+
 int main(int argc, char **argv) {
   const std::string which = argc > 1 ? argv[1] : "fill";
   const std::vector<std::pair<std::string, std::function<void()>>> tests = {
       {"fill", test_fill},     {"blit", test_blit},   {"mipgen", test_mipgen},
       {"faults", test_faults}, {"host", test_host},   {"cycles", test_cycles},
-      {"two_rings", test_two_rings}};
+      {"two_rings", test_two_rings}, {"nogfx", test_nogfx}};
   for (auto &t : tests)
     if (t.first == which) {
       t.second();

@@ -81,6 +81,7 @@ typedef struct vmgpu_dev_info {
     unsigned page_shift;  /* 12 */
     uint32_t user_base;   /* first byte the physical allocator hands out (above reserved memory) */
     uint32_t user_bytes;  /* bytes the physical allocator manages */
+    unsigned has_gfx;     /* CAPS.GFX: the graphics engine is built in */
 } vmgpu_dev_info;
 
 /* Options of vmgpu_dev_open_ex; zero fields take defaults. */
