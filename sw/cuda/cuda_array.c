@@ -50,13 +50,25 @@ unsigned cu_array_elem_size(CUarray_format f, unsigned ch, int *supported)
     case CU_AD_FORMAT_UNORM_INT16X1: case CU_AD_FORMAT_SNORM_INT16X1: base = 2; want_ch = 1; break;
     case CU_AD_FORMAT_UNORM_INT16X2: case CU_AD_FORMAT_SNORM_INT16X2: base = 2; want_ch = 2; break;
     case CU_AD_FORMAT_UNORM_INT16X4: case CU_AD_FORMAT_SNORM_INT16X4: base = 2; want_ch = 4; break;
+    /* Block-compressed formats name their channel count too (NVIDIA refuses BC1 with one
+     * channel: INVALID_VALUE, measured); with the right count they are valid but not implemented. */
+    case CU_AD_FORMAT_BC1_UNORM: case CU_AD_FORMAT_BC1_UNORM_SRGB: case CU_AD_FORMAT_BC2_UNORM:
+    case CU_AD_FORMAT_BC2_UNORM_SRGB: case CU_AD_FORMAT_BC3_UNORM: case CU_AD_FORMAT_BC3_UNORM_SRGB:
+    case CU_AD_FORMAT_BC7_UNORM: case CU_AD_FORMAT_BC7_UNORM_SRGB: want_ch = 4; break;
+    case CU_AD_FORMAT_BC4_UNORM: case CU_AD_FORMAT_BC4_SNORM: want_ch = 1; break;
+    case CU_AD_FORMAT_BC5_UNORM: case CU_AD_FORMAT_BC5_SNORM: want_ch = 2; break;
+    case CU_AD_FORMAT_BC6H_UF16: case CU_AD_FORMAT_BC6H_SF16: want_ch = 3; break;
     default:
-        /* Block-compressed and YUV formats: valid names, not implemented by vmgpu. */
+        /* YUV and packed formats: valid names, not implemented by vmgpu. */
         if ((f >= CU_AD_FORMAT_BC1_UNORM && f <= CU_AD_FORMAT_Y444_PLANAR10) || f == CU_AD_FORMAT_NV12 ||
             f == CU_AD_FORMAT_YUV444_8bit_SemiPlanar || f == CU_AD_FORMAT_YUV444_16bit_SemiPlanar ||
             f == CU_AD_FORMAT_UNORM_INT_101010_2) {
             if (supported) *supported = 0;
         }
+        return 0;
+    }
+    if (!base) {
+        if (supported && ch == want_ch) *supported = 0;
         return 0;
     }
     if (ch != 1 && ch != 2 && ch != 4) return 0;
@@ -75,9 +87,12 @@ CUresult cu_array_check_desc(const CUDA_ARRAY3D_DESCRIPTOR *d)
         return supported ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_SUPPORTED;
     unsigned fl = d->Flags;
     if (fl & ~(unsigned)KNOWN_FLAGS) return CUDA_ERROR_INVALID_VALUE;
-    /* Sparse, deferred-mapping and depth arrays need texture hardware vmgpu does not have. */
-    if (fl & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING | CUDA_ARRAY3D_DEPTH_TEXTURE))
-        return CUDA_ERROR_NOT_SUPPORTED;
+    /* NVIDIA refuses a (float, 2D) depth-texture array with INVALID_VALUE (measured); vmgpu has
+     * no depth textures at all, so it refuses every one the same way. */
+    if (fl & CUDA_ARRAY3D_DEPTH_TEXTURE) return CUDA_ERROR_INVALID_VALUE;
+    /* Sparse and deferred-mapping arrays need tile mapping (cuMemMapArrayAsync), which vmgpu
+     * does not have (CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED is 0). */
+    if (fl & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING)) return CUDA_ERROR_NOT_SUPPORTED;
     size_t w = d->Width, h = d->Height, n = d->Depth;
     if (w == 0) return CUDA_ERROR_INVALID_VALUE;
     int layered = (fl & CUDA_ARRAY3D_LAYERED) != 0, cube = (fl & CUDA_ARRAY3D_CUBEMAP) != 0;
@@ -196,6 +211,24 @@ struct CUmipmappedArray_st *cu_mipmapped_lookup(CUmipmappedArray h)
     for (struct CUmipmappedArray_st *m = g_mipmaps; m; m = m->next)
         if (m == h) return m->live && m->magic == MIPMAP_MAGIC ? m : NULL;
     return NULL;
+}
+
+/* The answer for a handle that names no live array or mipmapped array: NVIDIA answers
+ * CONTEXT_IS_DESTROYED for one that was destroyed (measured for cuArrayDestroy,
+ * cuArray3DGetDescriptor, cuMipmappedArrayDestroy and cuMipmappedArrayGetLevel); records stay,
+ * so a destroyed handle is told apart from NULL and made-up ones (INVALID_HANDLE). */
+static CUresult dead_array_err(CUarray h)
+{
+    for (struct CUarray_st *a = g_arrays; h && a; a = a->next)
+        if (a == h) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+    return CUDA_ERROR_INVALID_HANDLE;
+}
+
+static CUresult dead_mipmap_err(CUmipmappedArray h)
+{
+    for (struct CUmipmappedArray_st *m = g_mipmaps; h && m; m = m->next)
+        if (m == h) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+    return CUDA_ERROR_INVALID_HANDLE;
 }
 
 static struct CUarray_st *array_new(const CUDA_ARRAY3D_DESCRIPTOR *d, int kind, uint32_t va, uint32_t pitch,
@@ -352,7 +385,7 @@ static CUresult array_get3d(CUDA_ARRAY3D_DESCRIPTOR *out, CUarray h)
     if (rc) return rc;
     if (!out) return CUDA_ERROR_INVALID_VALUE;
     struct CUarray_st *a = cu_array_lookup(h);
-    if (!a) return CUDA_ERROR_INVALID_HANDLE;
+    if (!a) return dead_array_err(h);
     *out = a->desc;
     return CUDA_SUCCESS;
 }
@@ -368,9 +401,8 @@ static CUresult array_get(CUDA_ARRAY_DESCRIPTOR *out, CUarray h)
     if (rc) return rc;
     if (!out) return CUDA_ERROR_INVALID_VALUE;
     struct CUarray_st *a = cu_array_lookup(h);
-    if (!a) return CUDA_ERROR_INVALID_HANDLE;
-    /* A 3D or layered array has no 2D descriptor. */
-    if (a->desc.Depth) return CUDA_ERROR_INVALID_VALUE;
+    if (!a) return dead_array_err(h);
+    /* A 3D or layered array too: its first slice's shape (NVIDIA answers SUCCESS, measured). */
     out->Width = a->desc.Width;
     out->Height = a->desc.Height;
     out->Format = a->desc.Format;
@@ -388,10 +420,15 @@ static CUresult array_destroy(CUarray h)
     CUresult rc = cu_current(&c);
     if (rc) return rc;
     struct CUarray_st *a = cu_array_lookup(h);
-    if (!a) return CUDA_ERROR_INVALID_HANDLE;
-    /* Views belong to the mapping they came from, levels to their mipmapped array. */
+    if (!a) return dead_array_err(h);
+    /* Views belong to the mapping they came from. A level belongs to its mipmapped array:
+     * NVIDIA answers SUCCESS for it (measured); it stays usable until the mipmapped array goes. */
     if (a->kind == ARR_VIEW) return CUDA_ERROR_ARRAY_IS_MAPPED;
-    if (a->kind == ARR_LEVEL) return CUDA_ERROR_INVALID_HANDLE;
+    if (a->kind == ARR_LEVEL) {
+        cu_trace("array %p is level of mipmapped array %p: nothing to destroy (it goes with that array)",
+                 (void *)a, (void *)a->parent);
+        return CUDA_SUCCESS;
+    }
     rc = cu_ctx_sync(c);
     if (rc) return rc;
     a->live = 0;
@@ -409,7 +446,10 @@ static CUresult mipmap_create(CUmipmappedArray *ph, const CUDA_ARRAY3D_DESCRIPTO
     if (!ph || !d) return CUDA_ERROR_INVALID_VALUE;
     rc = cu_array_check_desc(d);
     if (rc) return rc;
-    if (n == 0 || n > max_levels(d)) return CUDA_ERROR_INVALID_VALUE;
+    /* Clamped to [1, 1 + log2(largest extent)] as the runtime's cudaMallocMipmappedArray
+     * documents; NVIDIA's driver accepts 0 and too many levels alike (measured). */
+    if (n == 0) n = 1;
+    if (n > max_levels(d)) n = max_levels(d);
     uint64_t bytes = mipmap_bytes(d, n);
     if (bytes > g_info.user_bytes) return CUDA_ERROR_OUT_OF_MEMORY;
     cu_amem mem;
@@ -442,7 +482,7 @@ static CUresult mipmap_level(CUarray *out, CUmipmappedArray h, unsigned level)
     if (rc) return rc;
     if (!out) return CUDA_ERROR_INVALID_VALUE;
     struct CUmipmappedArray_st *m = cu_mipmapped_lookup(h);
-    if (!m) return CUDA_ERROR_INVALID_HANDLE;
+    if (!m) return dead_mipmap_err(h);
     if (level >= m->nlevels) return CUDA_ERROR_INVALID_VALUE;
     *out = m->levels[level];
     return CUDA_SUCCESS;
@@ -458,7 +498,7 @@ static CUresult mipmap_destroy(CUmipmappedArray h)
     CUresult rc = cu_current(&c);
     if (rc) return rc;
     struct CUmipmappedArray_st *m = cu_mipmapped_lookup(h);
-    if (!m) return CUDA_ERROR_INVALID_HANDLE;
+    if (!m) return dead_mipmap_err(h);
     if (!m->app_destroyable) return CUDA_ERROR_ARRAY_IS_MAPPED;
     rc = cu_ctx_sync(c);
     if (rc) return rc;
@@ -572,9 +612,12 @@ typedef struct box {
     size_t w, h, d;         /* WidthInBytes, Height, Depth */
 } box;
 
-/* Check and resolve one side. linear_height: rows per slice of linear memory (3D copies). */
+/* Check and resolve one side. linear_height: rows per slice of linear memory (3D copies).
+ * elem_x: an array's x offset must be a whole number of elements (2D/3D copies; NVIDIA checks
+ * it there but not the width, nor the byte offset of the 1D array copies: measured). */
 static CUresult resolve(xep *e, CUmemorytype type, const void *host, CUdeviceptr dev, CUarray arr, size_t x,
-                        size_t y, size_t z, size_t pitch, size_t linear_height, const box *b, int is_dst)
+                        size_t y, size_t z, size_t pitch, size_t linear_height, const box *b, int is_dst,
+                        int elem_x)
 {
     memset(e, 0, sizeof *e);
     if (type == CU_MEMORYTYPE_UNIFIED) {
@@ -613,12 +656,12 @@ static CUresult resolve(xep *e, CUmemorytype type, const void *host, CUdeviceptr
         return CUDA_SUCCESS;
     }
     case CU_MEMORYTYPE_ARRAY: {
+        if (!arr) return CUDA_ERROR_INVALID_VALUE;  /* NVIDIA, measured (a NULL array is a missing argument) */
         struct CUarray_st *a = cu_array_lookup(arr);
         if (!a) return CUDA_ERROR_INVALID_HANDLE;
         uint64_t rowb = (uint64_t)a->desc.Width * a->esize;
         uint64_t rows = a->desc.Height ? a->desc.Height : 1, slices = a->desc.Depth ? a->desc.Depth : 1;
-        /* Whole elements only, inside the array. */
-        if (x % a->esize || w % a->esize) return CUDA_ERROR_INVALID_VALUE;
+        if (elem_x && x % a->esize) return CUDA_ERROR_INVALID_VALUE;
         if (x + w > rowb || y + h > rows || z + d > slices) return CUDA_ERROR_INVALID_VALUE;
         e->arr = a;
         e->pitch = a->pitch;
@@ -633,7 +676,9 @@ static CUresult resolve(xep *e, CUmemorytype type, const void *host, CUdeviceptr
 }
 
 /* Do the two boxes share a byte of device memory? Rows of both sides step by a multiple of the
- * pitch; with equal pitches, boxes side by side in the same rows do not overlap. */
+ * pitch; with equal pitches, boxes side by side in the same rows do not overlap. Only traced:
+ * NVIDIA's driver accepts overlapping boxes (measured, 2D device memory, one array, 1D array
+ * copies); vmgpu copies them too, in its usual order, and makes no promise about the result. */
 static int overlaps(const xep *s, const xep *d, const box *b)
 {
     if (s->staged || d->staged) return 0;
@@ -729,30 +774,32 @@ static CUresult run_copy(struct CUctx_st *c, vmgpu_stream *s, const xep *src, co
 }
 
 /* The whole of cuMemcpy2D/3D and the array copies: check everything first, then copy. */
-static CUresult copy3d(const CUDA_MEMCPY3D *p, CUstream hs, int async)
+static CUresult copy3d_x(const CUDA_MEMCPY3D *p, CUstream hs, int async, int elem_x)
 {
     struct CUctx_st *c;
     vmgpu_stream *s;
     CUresult rc = cu_stream_resolve(hs, &c, &s);
     if (rc) return rc;
     if (!p) return CUDA_ERROR_INVALID_VALUE;
-    if (p->srcLOD || p->dstLOD || p->reserved0 || p->reserved1) return CUDA_ERROR_INVALID_VALUE;
+    /* srcLOD/dstLOD and reserved0/1 "must be" 0/NULL, but NVIDIA's driver ignores them
+     * (measured), and so does vmgpu. */
     box b = {p->WidthInBytes, p->Height, p->Depth};
     if (b.w >= (1ull << 32) || b.h >= (1ull << 32) || b.d >= (1ull << 32)) return CUDA_ERROR_INVALID_VALUE;
     box chk = {b.w, b.h ? b.h : 1, b.d ? b.d : 1};
     xep src, dst;
     rc = resolve(&src, p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, p->srcXInBytes, p->srcY, p->srcZ,
-                 p->srcPitch, p->srcHeight, &chk, 0);
+                 p->srcPitch, p->srcHeight, &chk, 0, elem_x);
     if (rc) return rc;
     rc = resolve(&dst, p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, p->dstXInBytes, p->dstY, p->dstZ,
-                 p->dstPitch, p->dstHeight, &chk, 1);
+                 p->dstPitch, p->dstHeight, &chk, 1, elem_x);
     if (rc) return rc;
     if (!b.w || !b.h || !b.d) return CUDA_SUCCESS;
-    if (overlaps(&src, &dst, &b)) return CUDA_ERROR_INVALID_VALUE;
+    if (overlaps(&src, &dst, &b)) cu_trace("source and destination overlap: the result is undefined");
     cu_trace("copy box %zu bytes x %zu rows x %zu slices: %zu DMA_COPY command(s), pitches %llu -> %llu", b.w, b.h,
              b.d, b.d, (unsigned long long)src.pitch, (unsigned long long)dst.pitch);
     return run_copy(c, s, &src, &dst, &b, async);
 }
+static CUresult copy3d(const CUDA_MEMCPY3D *p, CUstream hs, int async) { return copy3d_x(p, hs, async, 1); }
 
 static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream hs, int async)
 {
@@ -820,7 +867,7 @@ static CUresult copy_1d(int st, const void *sh, CUdeviceptr sd, CUarray sa, size
     q.WidthInBytes = n;
     q.Height = 1;
     q.Depth = 1;
-    return copy3d(&q, hs, async);
+    return copy3d_x(&q, hs, async, 0);
 }
 #define H CU_MEMORYTYPE_HOST
 #define D CU_MEMORYTYPE_DEVICE

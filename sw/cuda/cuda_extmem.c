@@ -11,12 +11,20 @@
  * reference on the memory, so it stays until the buffer is freed (cuMemFree) or the mipmapped
  * array destroyed (cuMipmappedArrayDestroy), even after cuDestroyExternalMemory.
  *
- * The fd: on success the driver owns it (closed by cuDestroyExternalMemory), on failure the
- * application still does, as NVIDIA documents for OPAQUE_FD.
+ * The fd: on success the driver owns it and, as NVIDIA's driver does (measured), closes it at
+ * once (importing the same fd again then fails); on failure the application still owns it. The
+ * memory of a vgfx export is kept by the import through a private duplicate of the fd (vgfx
+ * frees a destroyed resource's memory once no fd names it and nothing maps it), closed by
+ * cuDestroyExternalMemory.
+ *
+ * The declared size: NVIDIA accepts one larger than the exported allocation (measured); so does
+ * vmgpu, but it maps only memory that exists, so buffers and mipmapped arrays must also fit in
+ * the allocation (INVALID_VALUE otherwise).
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,7 +44,7 @@ struct CUextMemory_st {
     int live;
     cu_alloc *alloc;        /* one reference held while live */
     uint64_t size;          /* the size the application declared */
-    int fd;                 /* owned by the driver after a successful import */
+    int fd;                 /* private duplicate (vgfx exports), -1 otherwise */
     unsigned flags;
     struct CUextMemory_st *next;  /* every object ever made (dead ones stay: stale handles) */
 };
@@ -85,6 +93,13 @@ static cu_alloc *fd_memory(int fd)
     return NULL;
 }
 
+/* Bytes [off, off+len) lie inside the declared size and inside the exported memory (the
+ * declared size may be larger: see above). */
+static int fits(const struct CUextMemory_st *e, uint64_t off, uint64_t len)
+{
+    return off < e->size && len <= e->size - off && off < e->alloc->size && len <= e->alloc->size - off;
+}
+
 static void drop_ref(cu_alloc *a)
 {
     a->refs--;
@@ -97,24 +112,36 @@ static CUresult ext_import(CUexternalMemory *out, const CUDA_EXTERNAL_MEMORY_HAN
     CUresult rc = cu_current(&c);
     if (rc) return rc;
     if (!out || !d) return CUDA_ERROR_INVALID_VALUE;
+    /* Valid handle types that do not exist here: NOT_SUPPORTED, as NVIDIA answers on Linux for
+     * OPAQUE_WIN32 and DMABUF_FD (measured); the Direct3D resource types demand the DEDICATED
+     * flag first (INVALID_VALUE without it, measured for D3D12_RESOURCE). */
     switch (d->type) {
     case CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD:
         break;
+    case CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_RESOURCE:
+    case CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE:
+    case CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D11_RESOURCE_KMT:
+        if (!(d->flags & CUDA_EXTERNAL_MEMORY_DEDICATED)) return CUDA_ERROR_INVALID_VALUE;
+        return CUDA_ERROR_NOT_SUPPORTED;
+    case CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32:
+    case CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_WIN32_KMT:
+    case CU_EXTERNAL_MEMORY_HANDLE_TYPE_D3D12_HEAP:
+    case CU_EXTERNAL_MEMORY_HANDLE_TYPE_NVSCIBUF:
     case CU_EXTERNAL_MEMORY_HANDLE_TYPE_DMABUF_FD:
-        return CUDA_ERROR_NOT_SUPPORTED;  /* NVIDIA: Tegra only */
+        return CUDA_ERROR_NOT_SUPPORTED;
     default:
-        return CUDA_ERROR_INVALID_VALUE;  /* Windows, Direct3D and NvSciBuf handles: not on Linux */
+        return CUDA_ERROR_INVALID_VALUE;
     }
     if (d->flags & ~(unsigned)CUDA_EXTERNAL_MEMORY_DEDICATED) return CUDA_ERROR_INVALID_VALUE;
     if (d->size == 0) return CUDA_ERROR_INVALID_VALUE;
+    /* NVIDIA answers UNKNOWN for fds it cannot import (-1, closed, not an export: measured);
+     * vmgpu answers INVALID_VALUE, the documented error for a bad handle description. */
     cu_alloc *a = fd_memory(d->handle.fd);
     if (!a) return CUDA_ERROR_INVALID_VALUE;
-    if (d->size > a->size) {
-        drop_ref(a);
-        return CUDA_ERROR_INVALID_VALUE;
-    }
     struct CUextMemory_st *e = calloc(1, sizeof *e);
-    if (!e) {
+    int keep = a->foreign ? fcntl(d->handle.fd, F_DUPFD_CLOEXEC, 0) : -1;
+    if (!e || (a->foreign && keep < 0)) {
+        free(e);
         drop_ref(a);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -122,13 +149,14 @@ static CUresult ext_import(CUexternalMemory *out, const CUDA_EXTERNAL_MEMORY_HAN
     e->live = 1;
     e->alloc = a;
     e->size = d->size;
-    e->fd = d->handle.fd;
+    e->fd = keep;
     e->flags = d->flags;
     e->next = g_ext;
     g_ext = e;
     *out = e;
-    cu_trace("cuImportExternalMemory: fd %d -> device memory pa 0x%08x, 0x%llx bytes (the driver owns the fd now)",
-             e->fd, a->pa, (unsigned long long)d->size);
+    close(d->handle.fd);
+    cu_trace("cuImportExternalMemory: fd %d -> device memory pa 0x%08x, 0x%llx bytes (fd closed: the driver owned it)",
+             d->handle.fd, a->pa, (unsigned long long)d->size);
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)
@@ -174,9 +202,9 @@ static CUresult ext_buffer(CUdeviceptr *dp, CUexternalMemory h, const CUDA_EXTER
     if (rc) return rc;
     if (!dp || !d) return CUDA_ERROR_INVALID_VALUE;
     struct CUextMemory_st *e = ext_lookup(h);
-    if (!e) return CUDA_ERROR_INVALID_HANDLE;
+    if (!e) return CUDA_ERROR_INVALID_VALUE;  /* NULL or destroyed: NVIDIA, measured */
     if (d->flags != 0 || d->size == 0) return CUDA_ERROR_INVALID_VALUE;
-    if (d->offset >= e->size || d->size > e->size - d->offset) return CUDA_ERROR_INVALID_VALUE;
+    if (!fits(e, d->offset, d->size)) return CUDA_ERROR_INVALID_VALUE;
     cu_dalloc *da = calloc(1, sizeof *da);
     if (!da) return CUDA_ERROR_OUT_OF_MEMORY;
     ext_map m;
@@ -192,6 +220,7 @@ static CUresult ext_buffer(CUdeviceptr *dp, CUexternalMemory h, const CUDA_EXTER
     da->map_va = m.map_va;
     da->map_size = m.resv_size;
     da->bytes = d->size;
+    da->exact = 1;
     da->alloc = m.alloc;
     da->ctx = c;
     cu_dalloc_link(da);
@@ -225,7 +254,7 @@ static CUresult ext_mipmap(CUmipmappedArray *out, CUexternalMemory h, const CUDA
     if (rc) return rc;
     if (!out || !d) return CUDA_ERROR_INVALID_VALUE;
     struct CUextMemory_st *e = ext_lookup(h);
-    if (!e) return CUDA_ERROR_INVALID_HANDLE;
+    if (!e) return CUDA_ERROR_INVALID_VALUE;  /* NULL or destroyed: NVIDIA, measured */
     const CUDA_ARRAY3D_DESCRIPTOR *ad = &d->arrayDesc;
     rc = cu_array_check_desc(ad);
     if (rc) return rc;
@@ -245,7 +274,7 @@ static CUresult ext_mipmap(CUmipmappedArray *out, CUexternalMemory h, const CUDA
         stride[i] = (size_t)p * hh;
         total += rup(bytes, VMGPU_ARRAY_PITCH_ALIGN);
     }
-    if (d->offset >= e->size || total > e->size - d->offset) return CUDA_ERROR_INVALID_VALUE;
+    if (!fits(e, d->offset, total)) return CUDA_ERROR_INVALID_VALUE;
     ext_map *m = calloc(1, sizeof *m);
     if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
     uint32_t base;
@@ -276,15 +305,17 @@ static CUresult ext_destroy(CUexternalMemory h)
     struct CUctx_st *c;
     CUresult rc = cu_current(&c);
     if (rc) return rc;
+    /* NULL: INVALID_VALUE (NVIDIA, measured); destroyed: NVIDIA aborts the process, vmgpu answers
+     * the same INVALID_VALUE. */
     struct CUextMemory_st *e = ext_lookup(h);
-    if (!e) return CUDA_ERROR_INVALID_HANDLE;
+    if (!e) return CUDA_ERROR_INVALID_VALUE;
     e->live = 0;
     if (e->fd >= 0) close(e->fd);
     e->fd = -1;
     /* Buffers and mipmapped arrays still mapped keep their own references. */
     drop_ref(e->alloc);
     e->alloc = NULL;
-    cu_trace("cuDestroyExternalMemory: %p destroyed (its fd closed)", (void *)e);
+    cu_trace("cuDestroyExternalMemory: %p destroyed", (void *)e);
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDestroyExternalMemory(CUexternalMemory extMem)

@@ -123,6 +123,8 @@ typedef struct cu_dalloc {
     cu_alloc *alloc;          /* DA_DEVICE */
     struct CUctx_st *ctx;     /* owner (DA_DEVICE is freed with its context) */
     unsigned flags;
+    int exact;                /* copies and fills stay inside [va, va+bytes), not the mapping
+                                 (external-memory buffers: NVIDIA refuses bytes past one) */
     struct cu_dalloc *next;
 } cu_dalloc;
 

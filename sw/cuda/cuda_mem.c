@@ -750,6 +750,7 @@ static int dev_range_ok(uint64_t va, size_t n)
         for (cu_dalloc *x = g_dallocs; x; x = x->next)
             if (x->kind != DA_BOUNCE && va >= x->map_va && va < (uint64_t)x->map_va + x->map_size) d = x;
     }
+    if (d && d->exact) return va >= d->va && va + n <= (uint64_t)d->va + d->bytes;
     return !d || va + n <= (uint64_t)d->map_va + d->map_size;
 }
 

@@ -34,6 +34,12 @@ DEVIATIONS = {
                              "once the top is destroyed; vmgpu removes a destroyed context from every stack",
     "ctxpushcurrent destroyed context": "NVIDIA pushes a destroyed context; vmgpu refuses it with "
                                         "CONTEXT_IS_DESTROYED (what NVIDIA's cuCtxDestroy answers for one)",
+    "array3d sparse": "vmgpu has no sparse CUDA arrays: no tile mapping (cuMemMapArrayAsync), and "
+                      "CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED is 0, so NOT_SUPPORTED",
+    "array3d 3D 8192 wide": "vmgpu's array limits are those of the compute capability it reports (5.0: "
+                            "3D arrays up to 4096 per dimension); the H100 (9.0) allows 16384",
+    "array3d 2D 1 TiB": "the array needs 64 GiB (65536 x 65536 float4); vmgpu's device has 16 MiB of "
+                        "memory and 32-bit addresses: OUT_OF_MEMORY",
 }
 # A kernel fault in one context: NVIDIA's driver fails every context of the process from then on
 # (measured); vmgpu keeps the fault in the faulting context (DESIGN.md, issue 3), so the other

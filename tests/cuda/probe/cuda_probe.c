@@ -1154,6 +1154,25 @@ static void s_arrays(void)
     P("arraydestroy 1D", cuArrayDestroy(a1));
     P("arraydestroy 3D", cuArrayDestroy(a3d));
     P("arraydestroy 2D", cuArrayDestroy(a));
+    /* Added after the H100 recording: what the accepted level counts made, and what is left of
+     * a level after cuArrayDestroy of it (vmgpu: clamped to [1, 7]; nothing destroyed). */
+    CUmipmappedArray mz = NULL;
+    if (P("mipmapped create 0 levels (kept)", cuMipmappedArrayCreate(&mz, &md, 0)) == CUDA_SUCCESS) {
+        P("  0 levels asked: getlevel 0", cuMipmappedArrayGetLevel(&lvl, mz, 0));
+        P("  0 levels asked: getlevel 1", cuMipmappedArrayGetLevel(&lvl, mz, 1));
+        cuMipmappedArrayDestroy(mz);
+    }
+    if (P("mipmapped create 8 levels (kept)", cuMipmappedArrayCreate(&mz, &md, 8)) == CUDA_SUCCESS) {
+        P("  8 levels asked: getlevel 6", cuMipmappedArrayGetLevel(&lvl, mz, 6));
+        P("  8 levels asked: getlevel 7", cuMipmappedArrayGetLevel(&lvl, mz, 7));
+        P("  level 3 for destroy", cuMipmappedArrayGetLevel(&lvl, mz, 3));
+        P("  arraydestroy of level 3", cuArrayDestroy(lvl));
+        P("  level 3 descriptor after its arraydestroy", cuArray3DGetDescriptor(&back, lvl));
+        P("  getlevel 3 again", cuMipmappedArrayGetLevel(&lvl, mz, 3));
+        P("  destroy the mipmapped array after", cuMipmappedArrayDestroy(mz));
+    }
+    ACREATE("array3d depth texture uint16", 64, 64, 0, CU_AD_FORMAT_UNSIGNED_INT16, 1, CUDA_ARRAY3D_DEPTH_TEXTURE);
+    ACREATE("array3d BC1 4 channels", 64, 16, 0, CU_AD_FORMAT_BC1_UNORM, 4, 0);
     cuMemFree(dp);
 }
 
@@ -1269,6 +1288,39 @@ static void s_extmem(void)
     P("import twice: same fd again", cuImportExternalMemory(&em2, &d));
     if (em2) cuDestroyExternalMemory(em2);
     if (em) cuDestroyExternalMemory(em);
+    /* Added after the H100 recording: "import size > export" succeeded there and took the fd,
+     * so the cases after it imported a closed fd. The same questions with fresh fds, and
+     * buffers past the exported memory of an import declared larger than it. */
+    CUexternalMemory em3 = NULL;
+    fd = -1;
+    P("export fd fourth", cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    x = d, x.handle.fd = fd, x.size = g, x.flags = CUDA_EXTERNAL_MEMORY_DEDICATED;
+    P("import fresh fd size g dedicated", cuImportExternalMemory(&em3, &x));
+    YN("  fresh fd still open after import", fcntl(fd, F_GETFD) != -1);
+    if (em3) cuDestroyExternalMemory(em3);
+    em3 = NULL;
+    fd = -1;
+    P("export fd fifth", cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    x = d, x.handle.fd = fd, x.size = 2 * g + 4096;
+    if (P("import declared 2g+4096", cuImportExternalMemory(&em3, &x)) == CUDA_SUCCESS) {
+        y = bd, y.offset = 2 * g, y.size = 4096;
+        b2 = 0;
+        if (P("  mapped buffer past the exported memory", cuExternalMemoryGetMappedBuffer(&b2, em3, &y)) == CUDA_SUCCESS)
+            cuMemFree(b2);
+        y = bd, y.offset = 2 * g - 4096, y.size = 8192;
+        b2 = 0;
+        if (P("  mapped buffer across the export's end", cuExternalMemoryGetMappedBuffer(&b2, em3, &y)) == CUDA_SUCCESS)
+            cuMemFree(b2);
+        y = bd, y.offset = g, y.size = g;
+        b2 = 0;
+        if (P("  mapped buffer inside", cuExternalMemoryGetMappedBuffer(&b2, em3, &y)) == CUDA_SUCCESS) {
+            seen = 0;
+            P("  read mark through it (declared larger)", cuMemcpyDtoH(&seen, b2 + 64, 4));
+            YN("  mark seen (declared larger)", seen == mark);
+            cuMemFree(b2);
+        }
+        cuDestroyExternalMemory(em3);
+    }
     cuMemUnmap(va, 2 * g);
     cuMemRelease(h);
     cuMemAddressFree(va, 2 * g);
