@@ -78,7 +78,7 @@ unsigned cu_array_elem_size(CUarray_format f, unsigned ch, int *supported)
 
 #define KNOWN_FLAGS (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST | CUDA_ARRAY3D_CUBEMAP | \
                      CUDA_ARRAY3D_TEXTURE_GATHER | CUDA_ARRAY3D_DEPTH_TEXTURE | CUDA_ARRAY3D_COLOR_ATTACHMENT | \
-                     CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING)
+                     CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING | CUDA_ARRAY3D_VIDEO_ENCODE_DECODE)
 
 CUresult cu_array_check_desc(const CUDA_ARRAY3D_DESCRIPTOR *d)
 {
@@ -91,8 +91,10 @@ CUresult cu_array_check_desc(const CUDA_ARRAY3D_DESCRIPTOR *d)
      * no depth textures at all, so it refuses every one the same way. */
     if (fl & CUDA_ARRAY3D_DEPTH_TEXTURE) return CUDA_ERROR_INVALID_VALUE;
     /* Sparse and deferred-mapping arrays need tile mapping (cuMemMapArrayAsync), which vmgpu
-     * does not have (CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED is 0). */
-    if (fl & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING)) return CUDA_ERROR_NOT_SUPPORTED;
+     * does not have (CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED is 0); arrays for video
+     * encoders and decoders need an engine it does not have either. */
+    if (fl & (CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING | CUDA_ARRAY3D_VIDEO_ENCODE_DECODE))
+        return CUDA_ERROR_NOT_SUPPORTED;
     size_t w = d->Width, h = d->Height, n = d->Depth;
     if (w == 0) return CUDA_ERROR_INVALID_VALUE;
     int layered = (fl & CUDA_ARRAY3D_LAYERED) != 0, cube = (fl & CUDA_ARRAY3D_CUBEMAP) != 0;

@@ -742,6 +742,7 @@ typedef CUDA_ARRAY3D_DESCRIPTOR_v2 CUDA_ARRAY3D_DESCRIPTOR;
 #define CUDA_ARRAY3D_COLOR_ATTACHMENT 0x20
 #define CUDA_ARRAY3D_SPARSE 0x40
 #define CUDA_ARRAY3D_DEFERRED_MAPPING 0x80
+#define CUDA_ARRAY3D_VIDEO_ENCODE_DECODE 0x100
 
 /* ------------------------------------------------------------------------ */
 /* Graphics interop (cuGraphics*; vmgpu's graphics API registers through     */

@@ -118,6 +118,8 @@ static void t_create(void)
     REFUSE(cuArray3DCreate(&a, &b), CUDA_ERROR_INVALID_VALUE);
     b = g; b.Flags = CUDA_ARRAY3D_SPARSE;
     REFUSE(cuArray3DCreate(&a, &b), CUDA_ERROR_NOT_SUPPORTED);
+    b = g; b.Flags = CUDA_ARRAY3D_VIDEO_ENCODE_DECODE;
+    REFUSE(cuArray3DCreate(&a, &b), CUDA_ERROR_NOT_SUPPORTED);  /* no video engine */
     b = d3(8, 4, 6, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP);
     REFUSE(cuArray3DCreate(&a, &b), CUDA_ERROR_INVALID_VALUE);  /* not square */
     b = d3(8, 8, 5, CU_AD_FORMAT_FLOAT, 1, CUDA_ARRAY3D_CUBEMAP);
