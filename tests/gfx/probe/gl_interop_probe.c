@@ -155,7 +155,9 @@ int main(void)
     }
     CUdevice dev;
     CUcontext ctx;
-    if (cuInit(0) || cuDeviceGet(&dev, 0) || cuCtxCreate(&ctx, 0, dev)) {
+    /* The primary context: cuCtxCreate's signature differs between header versions (13.0: _v4). */
+    if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev) ||
+        cuCtxSetCurrent(ctx)) {
         printf("# SKIPPED: no CUDA context\n");
         return 0;
     }
