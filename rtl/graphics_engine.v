@@ -2,26 +2,36 @@
 // graphics_engine: GFX_FILL, GFX_BLIT (nearest-neighbour scaled copy) and GFX_MIPGEN (2x2 box
 // filter) over 32-bit RGBA8 pixels in virtual memory, one destination pixel at a time.
 //
-// Each destination pixel needs 0 (fill), 1 (blit) or 4 (mipgen) source reads. They are issued
-// back to back; the write goes out in the cycle the last response arrives, and in that same
-// cycle the next pixel's first read is issued (its source position was stepped while the reads
-// were in flight). Device memory answering a cycle after acceptance gives 1 cycle per pixel
-// for a fill, 2 for a 1:1 or enlarging blit and about 6 for mipgen, plus a few cycles per row.
+// Built for area (an ECP5-25F holds the whole device): sizes are 16-bit counters, every address
+// is a row base plus a column (row bases step by one pitch addition, no multiplier), one
+// adder per counter and no adder shared through wide multiplexers (on the ECP5 a 2:1 mux costs
+// as much per bit as the adder it would save).
 //
-// Source positions come without a divider: the blit walks x*src_w/dst_w with a Bresenham
-// accumulator (ex = x*src_w mod dst_w, one subtraction per cycle, the first one fused with the
-// add, so shrinking by a factor r costs about r cycles per pixel); mipgen steps two source
-// columns per pixel and clamps at the last column and row, so odd sizes and a 1-pixel-wide level
-// work without special cases.
+// Each destination pixel needs 0 (fill), 1 (blit) or 4 (mipgen) source reads. Responses are
+// registered before anything uses them; the pixel is written once its last response has been
+// taken, and with it the next pixel's first read goes out when its page is cached and its
+// source column is ready. With memory answering a cycle after acceptance: 1 cycle per pixel for
+// a fill, 3 for a 1:1 or enlarging blit, 5 for a 2:1 shrinking one (one cycle per source
+// column skipped), 7 for mipgen, plus a few cycles per row.
 //
-// The source and destination streams each keep the translation of their current 4 KiB page
-// and ask the MMU only on a page change. Faults are precise in pixel order (row-major): when a
-// translation faults at pixel k, pixels before k are written and nothing at or after k is;
-// responses of reads already accepted are taken before done. Operand checks at start: a VA or
-// pitch not word aligned faults MISALIGNED (FAULT_VA = that operand; source operands report a
-// read, destination ones a write); a zero destination size does nothing; a zero source size
-// with a nonzero destination faults BAD_COMMAND (FAULT_VA = src_va). Source and destination
-// must not overlap.
+// Source columns and rows come without a divider: the blit walks x*src_w/dst_w with a Bresenham
+// remainder (one add of src_w, then one trial subtraction of dst_w per cycle; when src_w <=
+// dst_w at most one succeeds, so the failing one is skipped); mipgen steps the column twice per
+// pixel and the row twice per row, each step held at the last column / row (the clamp).
+//
+// The source rows (mipgen reads two) and the destination each keep the translation of their
+// current 4 KiB page and ask the MMU only on a page change. Faults are precise in pixel order
+// (row-major): when a translation faults at pixel k, pixels before k are written and nothing at
+// or after k is; a translation for pixel k+1 starts only after pixel k's write has gone out, and
+// responses of reads already accepted are taken before done.
+//
+// Operand checks at start, in this order, before any access: a source VA or pitch not word
+// aligned faults MISALIGNED, a destination one likewise; a destination width or height above
+// 65535 faults BAD_COMMAND; a destination width or height of 0 does nothing; a source width or
+// height of 0 or above 65535 (blit, mipgen) faults BAD_COMMAND. Every operand fault reports the
+// VA of the rectangle it belongs to (src_va as a read, dst_va as a write), because that is what
+// the address path shows before the first pixel: FAULT_VA is always the translation port's VA.
+// Source and destination must not overlap.
 module graphics_engine (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -30,8 +40,8 @@ module graphics_engine (
   input  wire [1:0]  op_i,         // 0 fill, 1 blit, 2 mipgen
   input  wire [31:0] src_va_i,
   input  wire [31:0] src_pitch_i,  // bytes
-  input  wire [31:0] src_w_i,      // pixels
-  input  wire [31:0] src_h_i,      // rows
+  input  wire [31:0] src_w_i,      // pixels (at most 65535)
+  input  wire [31:0] src_h_i,      // rows (at most 65535)
   input  wire [31:0] dst_va_i,
   input  wire [31:0] dst_pitch_i,
   input  wire [31:0] dst_w_i,
@@ -69,290 +79,290 @@ module graphics_engine (
 );
   `include "vmgpu_regs.vh"
 
-  localparam [1:0] OPG_FILL = 2'd0, OPG_BLIT = 2'd1, OPG_MIP = 2'd2;
+  localparam [1:0] OPG_FILL = 2'd0, OPG_BLIT = 2'd1;
 
-  localparam [3:0] S_IDLE    = 4'd0,  // no command
-                   S_CHECK   = 4'd1,  // operand checks
-                   S_RD      = 4'd2,  // issuing the current pixel's reads
-                   S_WR      = 4'd3,  // waiting for the responses, then writing the pixel
-                   S_YADD    = 4'd4,  // next row: first step of the source row
-                   S_YSUB    = 4'd5,  // blit: remaining Bresenham steps of the source row
-                   S_TR_REQ  = 4'd6,  // translation request held until accepted
-                   S_TR_WAIT = 4'd7,
-                   S_END     = 4'd8;  // finished or faulted: drain, then done
+  localparam [3:0] S_IDLE    = 4'd0,   // no command
+                   S_CHECK   = 4'd1,   // operand checks
+                   S_YADD    = 4'd2,   // blit, next row: add src_h to the row remainder
+                   S_YSUB    = 4'd3,   // blit: trial subtractions of dst_h, a pitch each
+                   S_MROW0   = 4'd4,   // mipgen: take the upper source row, step the cursor
+                   S_MROW1   = 4'd5,   // mipgen: take the lower source row, step the cursor
+                   S_RD      = 4'd6,   // issuing the pixel's reads
+                   S_WR      = 4'd7,   // waiting for the pixel's data, then writing it
+                   S_TR_REQ  = 4'd8,   // translation request held until accepted
+                   S_TR_WAIT = 4'd9,
+                   S_END     = 4'd10;  // finished or faulted: drain, then done
 
-  reg [3:0]  state_q, ret_q;        // ret_q: where a translation returns to
+  localparam [1:0] XS_IDLE = 2'd0, XS_A = 2'd1, XS_B = 2'd2;  // source column stepping phase
+
+  reg [3:0]  state_q;
   reg [1:0]  op_q;
-  reg [31:0] x_left_q, y_left_q;    // destination pixels left in the row / rows left (current included)
-  reg [31:0] dpx_q, drow_q;         // VA of the destination pixel / of its row's first pixel
-  reg [31:0] srow_q, srow2_q;       // source row VA (mipgen: rows min(2y,h-1) and min(2y+1,h-1))
-  reg [31:0] cx0_q, cx1_q;          // source column byte offsets (mipgen: columns 2x and 2x+1, clamped)
-  reg [32:0] ex_q, ey_q;            // blit: Bresenham remainders; mipgen: columns / rows left from 2x / 2y
-  reg        xstep_q;               // blit: the source column is still being stepped
+  reg [15:0] dx_q, dy_q;            // destination column and row
+  reg [15:0] sx_q, sy_q;            // source column; mipgen: source row of the row cursor
+  reg [31:0] drow_q;                // VA of the destination row
+  reg [31:0] srow_q;                // source row cursor (VA)
+  reg [31:0] srow0_q;               // source row read from (mipgen: row min(2y, h-1))
+  reg [31:2] srow1_q;               // mipgen: row min(2y+1, h-1)
+  reg [16:0] rx_q, ry_q;            // blit: Bresenham remainders (x*src_w mod dst_w, same for y)
+  reg [1:0]  xs_q;                  // source column stepping for the next pixel
   reg [1:0]  k_q;                   // next read of the pixel (mipgen: bit 0 column, bit 1 row)
-  reg [2:0]  got_q;                 // responses of the pixel received
+  reg [1:0]  got_q;                 // responses of the pixel taken
+  reg        pix_rdy_q;             // all of the pixel's responses taken
   reg [2:0]  rd_out_q;              // reads accepted and not yet answered
-  reg [31:0] pix_q;                 // blit: the source pixel
-  reg [9:0]  acc_q [0:3];           // mipgen: channel sums
-  reg [31:0] treq_va_q;
-  reg        treq_wr_q;
-  reg        tr_row_q;              // the source row whose cache entry a read translation fills
+  reg        rsp_v_q;               // registered memory response
+  reg [31:0] rsp_q;
+  reg [9:0]  acc0_q, acc1_q, acc2_q, acc3_q;  // mipgen: channel sums plus 2 (the rounding)
+  reg        tr_wr_q;               // the VA of interest is the destination's (write)
 
-  // One-entry translation caches per stream: source rows (mipgen reads two rows, which are a
-  // pitch apart and often in different pages; a blit uses row 0 only) and destination.
-  reg [1:0]  s_v_q, s_host_q;
-  reg        d_v_q, d_host_q;
-  reg [19:0] s_tag_q [0:1];
-  reg [19:0] s_frame_q [0:1];
-  reg [19:0] d_tag_q, d_frame_q;
+  // One-entry translation caches: source rows 0 and 1 (mipgen's two rows are a pitch apart and
+  // often in different pages; a blit uses row 0 only) and destination.
+  reg        s0_v_q, s1_v_q, d_v_q;
+  reg        s0_host_q, s1_host_q, d_host_q;
+  reg [19:0] s0_tag_q, s1_tag_q, d_tag_q;
+  reg [19:0] s0_frame_q, s1_frame_q, d_frame_q;
 
   reg        rd_valid_q, rd_host_q, wr_valid_q, wr_host_q;
-  reg [31:0] rd_addr_q, wr_addr_q, wr_data_q;
+  reg [31:2] rd_addr_q, wr_addr_q;
+  reg [31:0] wr_data_q;
 
-  reg        done_q, fault_q, fault_write_q;
-  reg [31:0] fault_va_q;
+  reg        done_q, fault_q;
   reg [3:0]  fault_reason_q;
 
+  wire is_fill = op_q == OPG_FILL;
+  wire is_blit = op_q == OPG_BLIT;
+  wire is_mip  = op_q[1];
+
+  wire [15:0] src_w = src_w_i[15:0];
+  wire [15:0] src_h = src_h_i[15:0];
+  wire [15:0] dst_w = dst_w_i[15:0];
+  wire [15:0] dst_h = dst_h_i[15:0];
+
   // ---- operand checks (inputs are held by the command processor) ----
-  wire src_used   = op_q != OPG_FILL;
-  wire mis_src_va = src_used && src_va_i[1:0] != 2'b00;
-  wire mis_src_p  = src_used && src_pitch_i[1:0] != 2'b00;
-  wire mis_dst_va = dst_va_i[1:0] != 2'b00;
-  wire mis_dst_p  = dst_pitch_i[1:0] != 2'b00;
-  wire dst_empty  = dst_w_i == 32'd0 || dst_h_i == 32'd0;
-  wire src_empty  = src_used && (src_w_i == 32'd0 || src_h_i == 32'd0);
+  wire src_mis   = !is_fill && (src_va_i[1:0] != 2'b00 || src_pitch_i[1:0] != 2'b00);
+  wire dst_mis   = dst_va_i[1:0] != 2'b00 || dst_pitch_i[1:0] != 2'b00;
+  wire dst_big   = dst_w_i[31:16] != 16'd0 || dst_h_i[31:16] != 16'd0;
+  wire dst_empty = dst_w == 16'd0 || dst_h == 16'd0;
+  wire src_bad   = !is_fill && (src_w_i[31:16] != 16'd0 || src_h_i[31:16] != 16'd0 ||
+                                src_w == 16'd0 || src_h == 16'd0);
 
-  // ---- source address of the next read ----
-  wire [31:0] rva    = (k_q[1] ? srow2_q : srow_q) + (k_q[0] ? cx1_q : cx0_q);
-  wire        s_row  = k_q[1];
-  wire        s_hit  = s_v_q[s_row] && s_tag_q[s_row] == rva[31:12];
-  wire        d_hit  = d_v_q && d_tag_q == dpx_q[31:12];
-  wire [1:0]  last_k = op_q == OPG_MIP ? 2'd3 : 2'd0;
-  wire        rd_free = !rd_valid_q || mem_rd_ready_i;
-  wire        wr_free = !wr_valid_q || mem_wr_ready_i;
+  // ---- counters ----
+  wire [15:0] dx_inc = dx_q + 16'd1;
+  wire [15:0] dy_inc = dy_q + 16'd1;
+  wire [15:0] sx_inc = sx_q + 16'd1;
+  wire [15:0] sy_inc = sy_q + 16'd1;
+  wire        row_end  = dx_inc == dst_w;
+  wire        last_row = dy_inc == dst_h;
+  wire        x_clamp  = sx_inc == src_w;   // mipgen: sx is the last column
+  wire        y_clamp  = sy_inc == src_h;   // mipgen: the cursor is on the last row
 
-  // ---- responses and the pixel they make ----
-  wire [2:0]  n_reads  = op_q == OPG_MIP ? 3'd4 : op_q == OPG_BLIT ? 3'd1 : 3'd0;
-  wire [2:0]  got_next = got_q + {2'd0, mem_rsp_valid_i};
-  wire        pix_ready = got_next == n_reads;
-  reg  [9:0]  acc_next [0:3];
-  reg  [31:0] mip_pix;
-  integer c;
-  always @(*) begin
-    for (c = 0; c < 4; c = c + 1) begin
-      acc_next[c] = acc_q[c] + (mem_rsp_valid_i ? {2'd0, mem_rsp_data_i[8*c +: 8]} : 10'd0);
-      mip_pix[8*c +: 8] = acc_next[c][9:2] + {7'd0, acc_next[c][1]};  // (sum + 2) >> 2
+  // ---- addresses: row base + column, the +1 column of mipgen's second read as carry in ----
+  wire        col_inc = k_q[0] && !x_clamp;
+  wire [29:0] sbase   = k_q[1] ? srow1_q[31:2] : srow0_q[31:2];
+  wire [30:0] rva_sum = {sbase, 1'b1} + {14'd0, sx_q, col_inc};
+  wire [31:0] rva     = {rva_sum[30:1], srow0_q[1:0]};
+  wire [31:0] dva     = {drow_q[31:2] + {14'd0, dx_q}, drow_q[1:0]};
+  wire [29:0] srow_step = srow_q[31:2] + src_pitch_i[31:2];
+  wire [29:0] drow_step = drow_q[31:2] + dst_pitch_i[31:2];
+
+  wire        s_v     = k_q[1] ? s1_v_q : s0_v_q;
+  wire [19:0] s_tag   = k_q[1] ? s1_tag_q : s0_tag_q;
+  wire [19:0] s_frame = k_q[1] ? s1_frame_q : s0_frame_q;
+  wire        s_host  = k_q[1] ? s1_host_q : s0_host_q;
+  wire s_hit   = s_v && s_tag == rva[31:12];
+  wire d_hit   = d_v_q && d_tag_q == dva[31:12];
+  wire rd_free = !rd_valid_q || mem_rd_ready_i;
+  wire wr_free = !wr_valid_q || mem_wr_ready_i;
+
+  // ---- Bresenham: one add of the source size, then trial subtractions of the destination's;
+  // the subtraction's borrow (bit 17) says whether it is taken ----
+  wire        x_add  = xs_q == XS_A;
+  wire [18:0] bx_sum = {1'b0, rx_q, 1'b1} + {x_add ? {2'b00, src_w} : ~{2'b00, dst_w}, !x_add};
+  wire [17:0] bx     = bx_sum[18:1];
+  wire        y_add  = state_q == S_YADD;
+  wire [18:0] by_sum = {1'b0, ry_q, 1'b1} + {y_add ? {2'b00, src_h} : ~{2'b00, dst_h}, !y_add};
+  wire [17:0] by     = by_sum[18:1];
+  wire        x_enlarge = src_w <= dst_w;   // at most one source column per destination pixel
+
+  // ---- the pixel ----
+  wire [1:0]  last_k    = is_mip ? 2'd3 : 2'd0;
+  wire        rsp_last  = rsp_v_q && got_q == last_k;
+  wire        pix_ready = is_fill || pix_rdy_q || (is_blit && rsp_v_q);
+  wire [31:0] mip_pix   = {acc3_q[9:2], acc2_q[9:2], acc1_q[9:2], acc0_q[9:2]};
+  wire [31:0] out_pix   = is_fill ? color_i : is_blit ? rsp_q : mip_pix;
+
+  // ---- what happens this cycle ----
+  wire start    = state_q == S_IDLE && start_i;
+  wire wr_fire  = state_q == S_WR && pix_ready && d_hit && wr_free;
+  // Reads: in S_RD, or the next pixel's first one together with this pixel's write.
+  wire rd_go    = xs_q == XS_IDLE && s_hit && rd_free &&
+                  (state_q == S_RD || (wr_fire && !row_end && !is_fill));
+  wire rd_last  = rd_go && k_q == last_k;
+  wire row_next = wr_fire && row_end && !last_row;
+  wire tr_ask   = (state_q == S_RD && !rd_go && xs_q == XS_IDLE && !s_hit) ||
+                  (state_q == S_WR && !wr_fire && !d_hit);
+  wire tr_ok    = state_q == S_TR_WAIT && tr_rsp_valid_i && !tr_rsp_fault_i;
+  wire x_busy   = xs_q != XS_IDLE;
+  wire x_taken  = xs_q == XS_B && !bx[17];         // blit: a trial subtraction succeeded
+  wire sx_en    = is_mip ? x_busy && !x_clamp : x_taken;
+  wire rx_en    = !is_mip && (xs_q == XS_A || x_taken);
+  wire y_taken  = state_q == S_YSUB && !by[17];
+  wire mrow     = state_q == S_MROW0 || state_q == S_MROW1;
+  wire srow_adv = y_taken || (mrow && !y_clamp);
+
+  // ---- datapath registers: each has one clear and one enable, so that the FPGA's flip-flop
+  // reset and clock enable do the selecting instead of multiplexers ----
+  always @(posedge clk_i) begin
+    if (!rst_ni || start || row_next) begin
+      dx_q <= 16'd0; sx_q <= 16'd0; rx_q <= 17'd0; k_q <= 2'd0;
+    end else begin
+      if (wr_fire) dx_q <= dx_inc;
+      if (sx_en)   sx_q <= sx_inc;
+      if (rx_en)   rx_q <= bx[16:0];
+      if (rd_go && is_mip) k_q <= k_q + 2'd1;
     end
   end
-  wire [31:0] pix_next = mem_rsp_valid_i ? mem_rsp_data_i : pix_q;
-  wire [31:0] out_pix  = op_q == OPG_FILL ? color_i : op_q == OPG_BLIT ? pix_next : mip_pix;
 
-  // ---- the pixel write and what follows it ----
-  wire row_end = x_left_q == 32'd1;
-  wire wr_fire = state_q == S_WR && pix_ready && d_hit && wr_free;
-  // The next pixel's first read goes out with this pixel's write when nothing holds it back.
-  wire rd_go   = s_hit && rd_free && !xstep_q &&
-                 (state_q == S_RD || (wr_fire && !row_end && op_q != OPG_FILL));
-  wire rd_last = rd_go && k_q == last_k;
-
-  // ---- blit Bresenham helpers ----
-  wire [32:0] ex_add = ex_q + {1'b0, src_w_i};
-  wire [32:0] ex_dif = ex_add - {1'b0, dst_w_i};   // ex + src_w - dst_w
-  wire        ex_ge  = !ex_dif[32] || ex_add[32];  // ex + src_w >= dst_w (no 33-bit wrap: both < 2^33)
-  wire [32:0] ex_sub = ex_q - {1'b0, dst_w_i};
-  wire        ex_big = ex_q >= {1'b0, dst_w_i};
-  wire [32:0] ey_sub = ey_q - {1'b0, dst_h_i};
-  wire        ey_big = ey_q >= {1'b0, dst_h_i};
-  wire [31:0] cx0_step = cx0_q + (op_q == OPG_MIP ? 32'd8 : 32'd4);
-  wire [31:0] cx1_step = cx1_q + 32'd8;
-  wire [31:0] srow_step = srow_q + (op_q == OPG_MIP ? {src_pitch_i[30:0], 1'b0} : src_pitch_i);
-  wire [31:0] srow2_step = srow2_q + {src_pitch_i[30:0], 1'b0};
-  wire [31:0] drow_next = drow_q + dst_pitch_i;
-
-  // Source column state at the start of a row.
-  task automatic row_start_x;
-    begin
-      cx0_q   <= 32'd0;
-      cx1_q   <= (src_w_i >= 32'd2) ? 32'd4 : 32'd0;
-      ex_q    <= op_q == OPG_MIP ? {1'b0, src_w_i} : 33'd0;
-      xstep_q <= 1'b0;
-      k_q     <= 2'd0;
+  always @(posedge clk_i) begin
+    if (!rst_ni || start) begin
+      dy_q <= 16'd0; sy_q <= 16'd0; ry_q <= 17'd0;
+    end else begin
+      if (row_next) dy_q <= dy_inc;
+      if (mrow && !y_clamp) sy_q <= sy_inc;
+      if (state_q == S_YADD || y_taken) ry_q <= by[16:0];
     end
-  endtask
+  end
 
-  task automatic translate(input [31:0] va, input wr, input [3:0] ret);
-    begin
-      treq_va_q <= va;
-      treq_wr_q <= wr;
-      tr_row_q  <= s_row;
-      ret_q     <= ret;
-      state_q   <= S_TR_REQ;
+  always @(posedge clk_i) begin
+    if (!rst_ni || start || wr_fire) begin
+      got_q <= 2'd0; pix_rdy_q <= 1'b0;
+      acc0_q <= 10'd2; acc1_q <= 10'd2; acc2_q <= 10'd2; acc3_q <= 10'd2;
+    end else begin
+      if (rsp_v_q) begin
+        got_q  <= got_q + 2'd1;
+        acc0_q <= acc0_q + {2'd0, rsp_q[7:0]};
+        acc1_q <= acc1_q + {2'd0, rsp_q[15:8]};
+        acc2_q <= acc2_q + {2'd0, rsp_q[23:16]};
+        acc3_q <= acc3_q + {2'd0, rsp_q[31:24]};
+      end
+      if (rsp_last) pix_rdy_q <= 1'b1;
     end
-  endtask
+  end
 
-  task automatic stop(input [3:0] reason, input [31:0] va, input wr);
-    begin
-      fault_q        <= 1'b1;
-      fault_reason_q <= reason;
-      fault_va_q     <= va;
-      fault_write_q  <= wr;
-      state_q        <= S_END;
+  // Row bases and the page caches (no reset needed: loaded or invalidated at start).
+  always @(posedge clk_i) begin
+    if (start || srow_adv) srow_q[31:2] <= start ? src_va_i[31:2] : srow_step;
+    if (start)             srow_q[1:0]  <= src_va_i[1:0];
+    if (start || row_next) drow_q[31:2] <= start ? dst_va_i[31:2] : drow_step;
+    if (start)             drow_q[1:0]  <= dst_va_i[1:0];
+    if (state_q == S_CHECK || (state_q == S_YSUB && by[17]) || state_q == S_MROW0)
+      srow0_q <= srow_q;
+    if (state_q == S_MROW1) srow1_q <= srow_q[31:2];
+    if (tr_ok && tr_wr_q) begin
+      d_tag_q <= dva[31:12]; d_frame_q <= tr_rsp_pa_i[31:12]; d_host_q <= tr_rsp_host_i;
     end
-  endtask
+    if (tr_ok && !tr_wr_q && !k_q[1]) begin
+      s0_tag_q <= rva[31:12]; s0_frame_q <= tr_rsp_pa_i[31:12]; s0_host_q <= tr_rsp_host_i;
+    end
+    if (tr_ok && !tr_wr_q && k_q[1]) begin
+      s1_tag_q <= rva[31:12]; s1_frame_q <= tr_rsp_pa_i[31:12]; s1_host_q <= tr_rsp_host_i;
+    end
+    if (mem_rsp_valid_i) rsp_q <= mem_rsp_data_i;
+    if (rd_go) begin
+      rd_addr_q <= {s_frame, rva[11:2]};
+      rd_host_q <= s_host;
+    end
+    if (wr_fire) begin
+      wr_addr_q <= {d_frame_q, dva[11:2]};
+      wr_host_q <= d_host_q;
+      wr_data_q <= out_pix;
+    end
+  end
+
+  always @(posedge clk_i) begin
+    if (!rst_ni || start) begin
+      // Mappings may have changed since the last command.
+      s0_v_q <= 1'b0; s1_v_q <= 1'b0; d_v_q <= 1'b0;
+    end else if (tr_ok) begin
+      if (tr_wr_q) d_v_q <= 1'b1;
+      else if (k_q[1]) s1_v_q <= 1'b1;
+      else s0_v_q <= 1'b1;
+    end
+  end
+
+  // Source column for the next pixel, stepped while this pixel's data comes.
+  always @(posedge clk_i) begin
+    if (!rst_ni || start || row_next) begin
+      xs_q <= XS_IDLE;
+    end else begin
+      case (xs_q)
+        XS_A:    xs_q <= XS_B;
+        XS_B:    if (is_mip || !x_taken || x_enlarge) xs_q <= XS_IDLE;
+        default: if (rd_last) xs_q <= XS_A;
+      endcase
+    end
+  end
+
+  // The VA of interest: chosen at the operand checks and at each translation request.
+  always @(posedge clk_i) begin
+    if (!rst_ni) tr_wr_q <= 1'b0;
+    else if (state_q == S_CHECK) tr_wr_q <= !src_mis && (dst_mis || dst_big);
+    else if (tr_ask) tr_wr_q <= state_q == S_WR;
+  end
 
   always @(posedge clk_i) begin
     if (!rst_ni) begin
-      state_q <= S_IDLE; ret_q <= S_IDLE; op_q <= OPG_FILL;
-      x_left_q <= 32'd0; y_left_q <= 32'd0; dpx_q <= 32'd0; drow_q <= 32'd0;
-      srow_q <= 32'd0; srow2_q <= 32'd0; cx0_q <= 32'd0; cx1_q <= 32'd0;
-      ex_q <= 33'd0; ey_q <= 33'd0; xstep_q <= 1'b0; k_q <= 2'd0; got_q <= 3'd0;
-      rd_out_q <= 3'd0; pix_q <= 32'd0;
-      acc_q[0] <= 10'd0; acc_q[1] <= 10'd0; acc_q[2] <= 10'd0; acc_q[3] <= 10'd0;
-      treq_va_q <= 32'd0; treq_wr_q <= 1'b0; tr_row_q <= 1'b0;
-      s_v_q <= 2'b00; d_v_q <= 1'b0; s_host_q <= 2'b00; d_host_q <= 1'b0;
-      s_tag_q[0] <= 20'd0; s_tag_q[1] <= 20'd0; s_frame_q[0] <= 20'd0; s_frame_q[1] <= 20'd0;
-      d_tag_q <= 20'd0; d_frame_q <= 20'd0;
-      rd_valid_q <= 1'b0; rd_host_q <= 1'b0; rd_addr_q <= 32'd0;
-      wr_valid_q <= 1'b0; wr_host_q <= 1'b0; wr_addr_q <= 32'd0; wr_data_q <= 32'd0;
-      done_q <= 1'b0; fault_q <= 1'b0; fault_write_q <= 1'b0; fault_va_q <= 32'd0;
-      fault_reason_q <= FAULT_NONE;
+      state_q <= S_IDLE; op_q <= OPG_FILL;
+      rd_out_q <= 3'd0; rsp_v_q <= 1'b0;
+      rd_valid_q <= 1'b0; wr_valid_q <= 1'b0;
+      done_q <= 1'b0; fault_q <= 1'b0; fault_reason_q <= FAULT_NONE;
     end else begin
       done_q <= 1'b0;
 
       // Memory channels: a request holds until accepted.
       if (rd_valid_q && mem_rd_ready_i) rd_valid_q <= 1'b0;
       if (wr_valid_q && mem_wr_ready_i) wr_valid_q <= 1'b0;
+      if (rd_go) rd_valid_q <= 1'b1;
+      if (wr_fire) wr_valid_q <= 1'b1;
       rd_out_q <= rd_out_q + {2'd0, rd_valid_q && mem_rd_ready_i} - {2'd0, mem_rsp_valid_i};
+      // Responses are always taken (they cannot be held back), registered, then used.
+      rsp_v_q <= mem_rsp_valid_i;
 
-      // Responses are always taken (they cannot be held back).
-      if (mem_rsp_valid_i) begin
-        got_q <= got_next;
-        pix_q <= mem_rsp_data_i;
-        acc_q[0] <= acc_next[0]; acc_q[1] <= acc_next[1];
-        acc_q[2] <= acc_next[2]; acc_q[3] <= acc_next[3];
-      end
-
-      // Blit: remaining steps of the source column (one subtraction per cycle).
-      if (xstep_q) begin
-        if (ex_big) begin
-          ex_q  <= ex_sub;
-          cx0_q <= cx0_step;
-        end else begin
-          xstep_q <= 1'b0;
-        end
-      end
-
-      if (rd_go) begin
-        rd_valid_q <= 1'b1;
-        rd_addr_q  <= {s_frame_q[s_row], rva[11:0]};
-        rd_host_q  <= s_host_q[s_row];
-        k_q        <= k_q + 2'd1;
-      end
-      // The pixel's reads are all out: step the source column for the next pixel.
-      if (rd_last) begin
-        k_q <= 2'd0;
-        if (op_q == OPG_MIP) begin
-          // ex_q counts source columns left from 2x; clamp at the last column.
-          cx0_q <= ex_q >= 33'd3 ? cx0_step : cx1_q;
-          cx1_q <= ex_q >= 33'd4 ? cx1_step : (ex_q == 33'd3 ? cx0_step : cx1_q);
-          if (ex_q >= 33'd2) ex_q <= ex_q - 33'd2;
-        end else begin
-          // First Bresenham step fused with the add; more steps only when shrinking.
-          if (ex_ge) begin
-            ex_q    <= ex_dif;
-            cx0_q   <= cx0_step;
-            xstep_q <= ex_dif >= {1'b0, dst_w_i};
-          end else begin
-            ex_q <= ex_add;
-          end
-        end
-      end
+      if (tr_ask) state_q <= S_TR_REQ;
 
       case (state_q)
         S_IDLE: begin
           if (start_i) begin
             op_q    <= op_i;
             fault_q <= 1'b0;
-            s_v_q   <= 2'b00;  // mappings may have changed since the last command
-            d_v_q   <= 1'b0;
             state_q <= S_CHECK;
           end
         end
 
         S_CHECK: begin
-          x_left_q <= dst_w_i;
-          y_left_q <= dst_h_i;
-          dpx_q    <= dst_va_i;
-          drow_q   <= dst_va_i;
-          srow_q   <= src_va_i;
-          srow2_q  <= (op_q == OPG_MIP && src_h_i >= 32'd2) ? src_va_i + src_pitch_i : src_va_i;
-          ey_q     <= op_q == OPG_MIP ? {1'b0, src_h_i} : 33'd0;
-          got_q    <= 3'd0;
-          acc_q[0] <= 10'd0; acc_q[1] <= 10'd0; acc_q[2] <= 10'd0; acc_q[3] <= 10'd0;
-          row_start_x();
-          if (mis_src_va)      stop(FAULT_MISALIGNED, src_va_i, 1'b0);
-          else if (mis_src_p)  stop(FAULT_MISALIGNED, src_pitch_i, 1'b0);
-          else if (mis_dst_va) stop(FAULT_MISALIGNED, dst_va_i, 1'b1);
-          else if (mis_dst_p)  stop(FAULT_MISALIGNED, dst_pitch_i, 1'b1);
-          else if (dst_empty)  state_q <= S_END;
-          else if (src_empty)  stop(FAULT_BAD_COMMAND, src_va_i, 1'b0);
-          else                 state_q <= op_q == OPG_FILL ? S_WR : S_RD;
+          // The address path now shows src_va (read) or dst_va (write): an operand fault
+          // reports the rectangle's VA through it.
+          if (src_mis || dst_mis || dst_big || dst_empty || src_bad) state_q <= S_END;
+          else state_q <= is_fill ? S_WR : is_blit ? S_YSUB : S_MROW0;
+          if (src_mis || dst_mis || dst_big || (!dst_empty && src_bad)) begin
+            fault_q        <= 1'b1;
+            fault_reason_q <= (src_mis || dst_mis) ? FAULT_MISALIGNED : FAULT_BAD_COMMAND;
+          end
         end
 
-        S_RD: begin
-          if (rd_last) state_q <= S_WR;
-          else if (!s_hit && !xstep_q) translate(rva, 1'b0, S_RD);
-        end
+        S_YADD:  state_q <= S_YSUB;
+        S_YSUB:  if (by[17]) state_q <= S_RD;
+        S_MROW0: state_q <= S_MROW1;
+        S_MROW1: state_q <= S_RD;
+        S_RD:    if (rd_last) state_q <= S_WR;
 
         S_WR: begin
           if (wr_fire) begin
-            wr_valid_q <= 1'b1;
-            wr_addr_q  <= {d_frame_q, dpx_q[11:0]};
-            wr_host_q  <= d_host_q;
-            wr_data_q  <= out_pix;
-            got_q      <= 3'd0;
-            acc_q[0] <= 10'd0; acc_q[1] <= 10'd0; acc_q[2] <= 10'd0; acc_q[3] <= 10'd0;
             if (row_end) begin
-              if (y_left_q == 32'd1) begin
-                state_q <= S_END;
-              end else begin
-                y_left_q <= y_left_q - 32'd1;
-                x_left_q <= dst_w_i;
-                drow_q   <= drow_next;
-                dpx_q    <= drow_next;
-                row_start_x();
-                state_q  <= op_q == OPG_FILL ? S_WR : S_YADD;
-              end
-            end else begin
-              x_left_q <= x_left_q - 32'd1;
-              dpx_q    <= dpx_q + 32'd4;
-              // Mipgen continues with reads 1..3; a blit's only read went out already.
-              if (op_q == OPG_MIP || (op_q == OPG_BLIT && !rd_go)) state_q <= S_RD;
+              state_q <= last_row ? S_END : is_fill ? S_WR : is_blit ? S_YADD : S_MROW0;
+            end else if (!is_fill && !(is_blit && rd_go)) begin
+              // A blit whose next read went out with the write waits here for its data.
+              state_q <= S_RD;
             end
-          end else if (!d_hit) begin
-            translate(dpx_q, 1'b1, S_WR);
-          end
-        end
-
-        S_YADD: begin
-          if (op_q == OPG_MIP) begin
-            // ey_q counts source rows left from 2y; clamp at the last row.
-            srow_q  <= ey_q >= 33'd3 ? srow_step : srow2_q;
-            srow2_q <= ey_q >= 33'd4 ? srow2_step : (ey_q == 33'd3 ? srow_step : srow2_q);
-            if (ey_q >= 33'd2) ey_q <= ey_q - 33'd2;
-            state_q <= S_RD;
-          end else begin
-            ey_q    <= ey_q + {1'b0, src_h_i};
-            state_q <= S_YSUB;
-          end
-        end
-
-        S_YSUB: begin
-          if (ey_big) begin
-            ey_q   <= ey_sub;
-            srow_q <= srow_step;
-          end else begin
-            state_q <= S_RD;
           end
         end
 
@@ -361,16 +371,11 @@ module graphics_engine (
         S_TR_WAIT: begin
           if (tr_rsp_valid_i) begin
             if (tr_rsp_fault_i) begin
-              stop(tr_rsp_reason_i, treq_va_q, treq_wr_q);
+              fault_q        <= 1'b1;
+              fault_reason_q <= tr_rsp_reason_i;
+              state_q        <= S_END;
             end else begin
-              if (treq_wr_q) begin
-                d_v_q <= 1'b1; d_tag_q <= treq_va_q[31:12];
-                d_frame_q <= tr_rsp_pa_i[31:12]; d_host_q <= tr_rsp_host_i;
-              end else begin
-                s_v_q[tr_row_q] <= 1'b1; s_tag_q[tr_row_q] <= treq_va_q[31:12];
-                s_frame_q[tr_row_q] <= tr_rsp_pa_i[31:12]; s_host_q[tr_row_q] <= tr_rsp_host_i;
-              end
-              state_q <= ret_q;
+              state_q <= tr_wr_q ? S_WR : S_RD;
             end
           end
         end
@@ -389,16 +394,22 @@ module graphics_engine (
 
   // Only the frame of a translation is used; the offset comes from the VA.
   wire unused_tr = ^tr_rsp_pa_i[11:0];
+  // The low bit of each carry-in sum is the constant the carry rode in on.
+  wire unused_sum = rva_sum[0] ^ bx_sum[0] ^ by_sum[0];
+
+  // The VA the engine is about to access, or last tried to: a translation's VA while one is
+  // asked, the fault's VA once faulted (nothing moves the address path after a fault).
+  wire [31:0] cur_va = tr_wr_q ? dva : rva;
 
   assign tr_req_valid_o = state_q == S_TR_REQ;
-  assign tr_req_va_o    = treq_va_q;
-  assign tr_req_write_o = treq_wr_q;
+  assign tr_req_va_o    = cur_va;
+  assign tr_req_write_o = tr_wr_q;
 
   assign mem_rd_valid_o = rd_valid_q;
-  assign mem_rd_addr_o  = rd_addr_q;
+  assign mem_rd_addr_o  = {rd_addr_q, 2'b00};
   assign mem_rd_host_o  = rd_host_q;
   assign mem_wr_valid_o = wr_valid_q;
-  assign mem_wr_addr_o  = wr_addr_q;
+  assign mem_wr_addr_o  = {wr_addr_q, 2'b00};
   assign mem_wr_host_o  = wr_host_q;
   assign mem_wr_data_o  = wr_data_q;
   assign mem_wr_be_o    = 4'hF;
@@ -406,8 +417,8 @@ module graphics_engine (
   assign busy_o         = state_q != S_IDLE || done_q;
   assign done_o         = done_q;
   assign fault_o        = done_q && fault_q;
-  assign fault_va_o     = fault_va_q;
-  assign fault_write_o  = fault_write_q;
+  assign fault_va_o     = cur_va;
+  assign fault_write_o  = tr_wr_q;
   assign fault_reason_o = fault_reason_q;
 
 endmodule

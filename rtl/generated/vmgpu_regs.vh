@@ -151,4 +151,6 @@ localparam [31:0] PTE_FRAME_SHIFT = 32'd12;
 localparam [1:0] FILL_8 = 2'd0;
 localparam [1:0] FILL_16 = 2'd1;
 localparam [1:0] FILL_32 = 2'd2;
+// GFX: Graphics engine limits.
+localparam [15:0] GFX_MAX_DIM = 16'd65535;
 /* verilator lint_on UNUSED */

@@ -112,11 +112,13 @@ int vmgpu_cmd_fill(vmgpu_stream *s, uint32_t dst_va, uint32_t bytes, uint32_t pa
     return vmgpu_cmd_fill_2d(s, dst_va, bytes, bytes, 1, pattern, pattern_bytes);
 }
 
-/* A pixel rectangle of the graphics commands: word-aligned base and pitch, nonzero size, and
- * every row inside the 32-bit VA space. 0 when it is usable. */
+/* A pixel rectangle of the graphics commands: word-aligned base and pitch, a width and height
+ * of 1..VMGPU_GFX_MAX_DIM (the engine's counters are 16 bits wide), and every row inside the
+ * 32-bit VA space. 0 when it is usable. */
 static int gfx_rect_bad(uint32_t va, uint32_t pitch, uint32_t w, uint32_t h)
 {
-    if ((va | pitch) & 3u || w == 0 || h == 0 || w > 0x40000000u) return 1;
+    if ((va | pitch) & 3u || w == 0 || h == 0 || w > VMGPU_GFX_MAX_DIM || h > VMGPU_GFX_MAX_DIM)
+        return 1;
     return (uint64_t)va + (uint64_t)pitch * (h - 1) + (uint64_t)w * 4u > (1ull << 32);
 }
 
@@ -127,7 +129,7 @@ int vmgpu_cmd_gfx_fill(vmgpu_stream *s, uint32_t dst_va, uint32_t dst_pitch, uin
     if (rc) return rc;
     if (gfx_rect_bad(dst_va, dst_pitch, width, height))
         return core_fail(s->ctx->dev, VMGPU_ERR_INVALID, "gfx_fill: dst va 0x%08x pitch %u %u x %u "
-                         "(word aligned, nonzero, below 4 GiB)", dst_va, dst_pitch, width, height);
+                         "(word aligned, 1..65535, below 4 GiB)", dst_va, dst_pitch, width, height);
     uint32_t w[6] = {VMGPU_CMD_HEADER(VMGPU_OP_GFX_FILL, 5, 0), dst_va, dst_pitch, width, height,
                      color};
     return queue(s, w, 6);
@@ -142,10 +144,10 @@ static int gfx_two_rect(vmgpu_stream *s, unsigned op, const char *who, uint32_t 
     if (rc) return rc;
     if (gfx_rect_bad(src_va, src_pitch, src_w, src_h))
         return core_fail(s->ctx->dev, VMGPU_ERR_INVALID, "%s: src va 0x%08x pitch %u %u x %u "
-                         "(word aligned, nonzero, below 4 GiB)", who, src_va, src_pitch, src_w, src_h);
+                         "(word aligned, 1..65535, below 4 GiB)", who, src_va, src_pitch, src_w, src_h);
     if (gfx_rect_bad(dst_va, dst_pitch, dst_w, dst_h))
         return core_fail(s->ctx->dev, VMGPU_ERR_INVALID, "%s: dst va 0x%08x pitch %u %u x %u "
-                         "(word aligned, nonzero, below 4 GiB)", who, dst_va, dst_pitch, dst_w, dst_h);
+                         "(word aligned, 1..65535, below 4 GiB)", who, dst_va, dst_pitch, dst_w, dst_h);
     uint32_t w[9] = {VMGPU_CMD_HEADER(op, 8, 0), src_va, src_pitch, src_w, src_h,
                      dst_va, dst_pitch, dst_w, dst_h};
     return queue(s, w, 9);

@@ -200,6 +200,16 @@ static void t_bad_arguments(void)
     BAD(vmgpu_cmd_gfx_blit(s, v, 64, 4, 4, v + 4096, 64, 0, 4));
     BAD(vmgpu_cmd_gfx_blit(s, v, 64, 4, 4, v + 4096, 64, 4, 0));
     BAD(vmgpu_cmd_gfx_blit(s, v, 64, 0x40000001u, 1, v + 4096, 64, 4, 4));
+    /* The engine's 16-bit sizes: 65536 is refused on every side, whatever fits in memory. */
+    BAD(vmgpu_cmd_gfx_fill(s, v, 4 * 65536, 65536, 1, 1));
+    BAD(vmgpu_cmd_gfx_fill(s, v, 4, 1, 65536, 1));
+    BAD(vmgpu_cmd_gfx_blit(s, v, 4 * 65536, 65536, 1, v + 4096, 64, 4, 4));
+    BAD(vmgpu_cmd_gfx_blit(s, v, 4, 1, 65536, v + 4096, 64, 4, 4));
+    BAD(vmgpu_cmd_gfx_blit(s, v, 64, 4, 4, v + 4096, 4 * 65536, 65536, 1));
+    BAD(vmgpu_cmd_gfx_blit(s, v, 64, 4, 4, v + 4096, 4, 1, 65536));
+    BAD(vmgpu_cmd_gfx_mipgen(s, v, 4 * 65536, 65536, 2, v + 4096, 64, 2, 1));
+    BAD(vmgpu_cmd_gfx_mipgen(s, v, 4, 1, 65536, v + 4096, 64, 1, 2));
+    BAD(vmgpu_cmd_gfx_mipgen(s, v, 64, 4, 4, v + 4096, 4, 1, 65536));
     BAD(vmgpu_cmd_gfx_mipgen(NULL, v, 64, 4, 4, v + 4096, 64, 2, 2));
     BAD(vmgpu_cmd_gfx_mipgen(s, v + 3, 64, 4, 4, v + 4096, 64, 2, 2));
     BAD(vmgpu_cmd_gfx_mipgen(s, v, 64, 4, 4, v + 4096, 65, 2, 2));
@@ -214,6 +224,14 @@ static void t_bad_arguments(void)
     char st[128];
     OK(vmgpu_ctx_status(c, st, sizeof st));
     NOTE("%u bad calls refused with VMGPU_ERR_INVALID; nothing queued, memory untouched", n);
+    /* 65535 is accepted and runs (pitch 0: every row lands on the same word). */
+    OK(vmgpu_cmd_gfx_fill(s, v + 64, 0, 1, 65535, 0x12345678u));
+    OK(vmgpu_cmd_gfx_blit(s, v + 64, 4, 1, 1, v + 128, 0, 1, 65535));
+    OK(vmgpu_stream_sync(s));
+    OK(vmgpu_ctx_read(c, b.va, got, VMGPU_GRANULE));
+    CHECK(got[16] == 0x12345678u && got[32] == 0x12345678u && got[15] == 0 && got[17] == 0 &&
+          got[31] == 0 && got[33] == 0);
+    NOTE("fill 1 x 65535 and blit 1x1 -> 1 x 65535 (pitch 0) accepted and run");
     free(zero); free(got);
     vmgpu_dev_close(g_dev);
 }

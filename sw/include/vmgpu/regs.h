@@ -116,9 +116,9 @@
 #define VMGPU_OP_LAUNCH 8u /* len 1: args_va. flags[7:0]: kernel (KERNEL_*). The 5-word argument block at args_va is dst, a, b, n, scalar. */
 #define VMGPU_OP_TIMESTAMP 9u /* len 1: pa. Writes the 64-bit cycle counter at physical pa (low word first) when every earlier command of the ring has completed. */
 #define VMGPU_OP_WAIT_FENCE 10u /* len 2: ring, value. Waits until that ring's FENCE register >= value (wrap-aware); other rings keep running. */
-#define VMGPU_OP_GFX_FILL 11u /* len 5: dst_va, dst_pitch, width, height, color. Graphics engine: every 32-bit pixel of the width x height rectangle becomes color. VAs and pitches (bytes) must be word aligned (else MISALIGNED); width or height 0 does nothing. */
-#define VMGPU_OP_GFX_BLIT 12u /* len 8: src_va, src_pitch, src_w, src_h, dst_va, dst_pitch, dst_w, dst_h. Nearest-neighbour scaled copy of 32-bit pixels: dst(x,y) = src(floor(x*src_w/dst_w), floor(y*src_h/dst_h)). Word-aligned VAs and pitches; dst_w or dst_h 0 does nothing; otherwise src_w or src_h 0 faults BAD_COMMAND (FAULT_VA = src_va). */
-#define VMGPU_OP_GFX_MIPGEN 13u /* len 8: src_va, src_pitch, src_w, src_h, dst_va, dst_pitch, dst_w, dst_h. One mip level: 2x2 box filter per 8-bit channel, dst(x,y) = (s(2x,2y) + s(2x+1,2y) + s(2x,2y+1) + s(2x+1,2y+1) + 2) >> 2, source coordinates clamped to src_w-1 / src_h-1. Same operand rules as GFX_BLIT. */
+#define VMGPU_OP_GFX_FILL 11u /* len 5: dst_va, dst_pitch, width, height, color. Graphics engine: every 32-bit pixel of the width x height rectangle becomes color. VAs and pitches (bytes) must be word aligned (else MISALIGNED); width or height above 65535 (GFX_MAX_DIM) faults BAD_COMMAND; width or height 0 does nothing. FAULT_VA of an operand fault is dst_va (a write). 1 cycle per pixel. */
+#define VMGPU_OP_GFX_BLIT 12u /* len 8: src_va, src_pitch, src_w, src_h, dst_va, dst_pitch, dst_w, dst_h. Nearest-neighbour scaled copy of 32-bit pixels: dst(x,y) = src(floor(x*src_w/dst_w), floor(y*src_h/dst_h)). Checked in this order before any access: a misaligned src_va or src_pitch, then dst_va or dst_pitch, faults MISALIGNED; dst_w or dst_h above 65535 (GFX_MAX_DIM) faults BAD_COMMAND; dst_w or dst_h 0 does nothing; src_w or src_h 0 or above 65535 faults BAD_COMMAND. An operand fault reports its rectangle's VA: src_va as a read, dst_va as a write. 3 cycles per pixel at 1:1 or enlarging, one more per source column skipped when shrinking. */
+#define VMGPU_OP_GFX_MIPGEN 13u /* len 8: src_va, src_pitch, src_w, src_h, dst_va, dst_pitch, dst_w, dst_h. One mip level: 2x2 box filter per 8-bit channel, dst(x,y) = (s(2x,2y) + s(2x+1,2y) + s(2x,2y+1) + s(2x+1,2y+1) + 2) >> 2, source coordinates clamped to src_w-1 / src_h-1. Same operand rules as GFX_BLIT. 7 cycles per pixel. */
 #define VMGPU_OP_COUNT 14u
 static const char *const vmgpu_op_names[] = {"NOP", "BIND_CTX", "FENCE", "PTE_FILL", "WRITE_IMM", "TLB_INV", "DMA_COPY", "DMA_FILL", "LAUNCH", "TIMESTAMP", "WAIT_FENCE", "GFX_FILL", "GFX_BLIT", "GFX_MIPGEN"};
 
@@ -169,6 +169,9 @@ static const char *const vmgpu_evt_names[] = {"NONE", "TLB_FILL", "FAULT", "INVA
 #define VMGPU_FILL_8 0u /* 8-bit pattern. */
 #define VMGPU_FILL_16 1u /* 16-bit pattern. */
 #define VMGPU_FILL_32 2u /* 32-bit pattern. */
+
+/* GFX: Graphics engine limits. */
+#define VMGPU_GFX_MAX_DIM 65535u /* Largest width or height of a GFX_* rectangle (the engine counts pixels and rows in 16 bits); more faults BAD_COMMAND. */
 
 #define VMGPU_CMD_HEADER(op, len, flags) \
     ((unsigned)(op) | ((unsigned)(len) << 8) | ((unsigned)(flags) << 16))

@@ -1,7 +1,8 @@
 // graphics_engine tests on the whole vmgpu_top (1 MiB of memory): GFX_FILL, GFX_BLIT and
 // GFX_MIPGEN through the MMU, checked word for word against a reference model of the pixels,
-// padding between rows included; faults (read-only destination, unmapped source, misaligned
-// operands, bad length, zero source size); host-aperture pages; cycles per pixel.
+// padding between rows included; the largest size (65535); faults (read-only destination,
+// unmapped source, misaligned operands, sizes above 65535, bad length, zero source size);
+// host-aperture pages; cycles per pixel.
 // Usage: gfx_test <case>   (cases listed in main)
 #include <algorithm>
 #include <cstdio>
@@ -183,7 +184,22 @@ void test_blit() {
   }
   w.run(World::two(VMGPU_OP_GFX_BLIT, {VA_BASE, 64, 5, 5}, {VA_BASE + 0x10000, 64, 0, 3}));
   w.verify("zero-size destination");
-  std::printf("blit: %zu scaled copies checked\n", cases.size());
+  // The largest size, 65535: one pixel of the read-only page stretched down the whole window.
+  Rect one = {VA_RO + 0x20, 4, 1, 1}, col = {VA_BASE, 4, 1, 65535};
+  w.run(World::two(VMGPU_OP_GFX_BLIT, one, col));
+  w.ref_blit(one, col);
+  w.verify("1x1 -> 1x65535");
+  // ... and 65535 source columns (64 pages less 4 bytes) shrunk to 3 pixels of the host page.
+  w.run(World::two(VMGPU_OP_GFX_BLIT, {VA_BASE, 4 * 65535, 65535, 1}, {VA_HOST + 0x40, 12, 3, 1}));
+  unsigned wrong = 0;
+  for (uint32_t x = 0; x < 3; x++) {
+    uint32_t a = (HOST_FRAME << 12) + 0x40 + 4 * x;
+    uint32_t got = w.d.host_mem.count(a) ? w.d.host_mem[a] : 0;
+    if (got != w.at(VA_BASE + 4 * (x * 65535 / 3))) wrong++;
+  }
+  CHECK(wrong == 0, "65535 -> 3: %u of 3 pixels wrong", wrong);
+  w.verify("65535 -> 3 wrote nothing in device memory");
+  std::printf("blit: %zu scaled copies checked, and 1x1 -> 1x65535, 65535x1 -> 3x1\n", cases.size());
 }
 
 void test_mipgen() {
@@ -247,25 +263,43 @@ void test_faults() {
   w.run(World::fill({0x10000000, 64, 2, 2}, 0));
   w.expect_fault(VMGPU_FAULT_PDE_INVALID, VMGPU_OP_GFX_FILL, 0x10000000, true, "fill at a wild pointer");
 
-  // Misaligned operands, in check order.
+  // Misaligned operands, in check order; FAULT_VA is the VA of the operand's rectangle.
   w.run(World::fill({VA_BASE + 2, 64, 2, 2}, 0));
   w.expect_fault(VMGPU_FAULT_MISALIGNED, VMGPU_OP_GFX_FILL, VA_BASE + 2, true, "fill dst_va");
   w.run(World::fill({VA_BASE, 66, 2, 2}, 0));
-  w.expect_fault(VMGPU_FAULT_MISALIGNED, VMGPU_OP_GFX_FILL, 66, true, "fill dst_pitch");
+  w.expect_fault(VMGPU_FAULT_MISALIGNED, VMGPU_OP_GFX_FILL, VA_BASE, true, "fill dst_pitch");
   w.run(World::two(VMGPU_OP_GFX_BLIT, {VA_BASE + 1, 64, 2, 2}, {VA_BASE, 64, 2, 2}));
   w.expect_fault(VMGPU_FAULT_MISALIGNED, VMGPU_OP_GFX_BLIT, VA_BASE + 1, false, "blit src_va");
   w.run(World::two(VMGPU_OP_GFX_MIPGEN, {VA_BASE, 63, 2, 2}, {VA_BASE + 0x1000, 64, 1, 1}));
-  w.expect_fault(VMGPU_FAULT_MISALIGNED, VMGPU_OP_GFX_MIPGEN, 63, false, "mipgen src_pitch");
+  w.expect_fault(VMGPU_FAULT_MISALIGNED, VMGPU_OP_GFX_MIPGEN, VA_BASE, false, "mipgen src_pitch");
   w.run(World::two(VMGPU_OP_GFX_BLIT, {VA_BASE, 64, 2, 2}, {VA_BASE + 0x1003, 64, 2, 2}));
   w.expect_fault(VMGPU_FAULT_MISALIGNED, VMGPU_OP_GFX_BLIT, VA_BASE + 0x1003, true, "blit dst_va");
   w.run(World::two(VMGPU_OP_GFX_BLIT, {VA_BASE, 64, 2, 2}, {VA_BASE + 0x1000, 2, 2, 2}));
-  w.expect_fault(VMGPU_FAULT_MISALIGNED, VMGPU_OP_GFX_BLIT, 2, true, "blit dst_pitch");
+  w.expect_fault(VMGPU_FAULT_MISALIGNED, VMGPU_OP_GFX_BLIT, VA_BASE + 0x1000, true, "blit dst_pitch");
 
   // Zero source size with a nonzero destination.
   w.run(World::two(VMGPU_OP_GFX_BLIT, {VA_BASE, 64, 0, 2}, {VA_BASE + 0x1000, 64, 2, 2}));
   w.expect_fault(VMGPU_FAULT_BAD_COMMAND, VMGPU_OP_GFX_BLIT, VA_BASE, false, "blit src_w 0");
   w.run(World::two(VMGPU_OP_GFX_MIPGEN, {VA_BASE, 64, 2, 0}, {VA_BASE + 0x1000, 64, 1, 1}));
   w.expect_fault(VMGPU_FAULT_BAD_COMMAND, VMGPU_OP_GFX_MIPGEN, VA_BASE, false, "mipgen src_h 0");
+
+  // Sizes above 65535: BAD_COMMAND at the rectangle's VA, checked before the empty
+  // destination (a zero size with a too-large one still faults) and before any access.
+  w.run(World::fill({VA_BASE, 64, 0x10000, 1}, 0));
+  w.expect_fault(VMGPU_FAULT_BAD_COMMAND, VMGPU_OP_GFX_FILL, VA_BASE, true, "fill width 65536");
+  w.run(World::fill({VA_BASE + 0x40, 64, 0, 0x10002}, 0));
+  w.expect_fault(VMGPU_FAULT_BAD_COMMAND, VMGPU_OP_GFX_FILL, VA_BASE + 0x40, true, "fill height 65538, width 0");
+  w.run(World::two(VMGPU_OP_GFX_BLIT, {VA_BASE, 64, 0x10000, 2}, {VA_BASE + 0x1000, 64, 2, 2}));
+  w.expect_fault(VMGPU_FAULT_BAD_COMMAND, VMGPU_OP_GFX_BLIT, VA_BASE, false, "blit src_w 65536");
+  w.run(World::two(VMGPU_OP_GFX_MIPGEN, {VA_BASE, 64, 2, 0x80000000u}, {VA_BASE + 0x1000, 64, 1, 1}));
+  w.expect_fault(VMGPU_FAULT_BAD_COMMAND, VMGPU_OP_GFX_MIPGEN, VA_BASE, false, "mipgen src_h 2^31");
+  w.run(World::two(VMGPU_OP_GFX_BLIT, {VA_BASE, 64, 2, 2}, {VA_BASE + 0x1000, 64, 2, 0x10000}));
+  w.expect_fault(VMGPU_FAULT_BAD_COMMAND, VMGPU_OP_GFX_BLIT, VA_BASE + 0x1000, true, "blit dst_h 65536");
+  // The destination is checked first: misaligned source, too-large destination.
+  w.run(World::two(VMGPU_OP_GFX_BLIT, {VA_BASE + 2, 64, 2, 2}, {VA_BASE + 0x1000, 64, 0x10000, 2}));
+  w.expect_fault(VMGPU_FAULT_MISALIGNED, VMGPU_OP_GFX_BLIT, VA_BASE + 2, false, "misaligned src before big dst");
+  // A zero destination still does nothing, whatever the source size.
+  w.run(World::two(VMGPU_OP_GFX_BLIT, {VA_BASE, 64, 0x10000, 2}, {VA_BASE + 0x1000, 64, 0, 2}));
 
   // Wrong payload lengths: BAD_COMMAND at the command's physical address.
   const uint32_t lens[][2] = {{VMGPU_OP_GFX_FILL, 4}, {VMGPU_OP_GFX_FILL, 8}, {VMGPU_OP_GFX_BLIT, 5},
@@ -327,11 +361,11 @@ void test_cycles() {
   const uint32_t S = VA_BASE, D = VA_BASE + 0x20000;
   measure("fill", [&](uint32_t n) { return World::fill({D, 4096, n, 1}, 7); }, 256, 1024, 1.1);
   measure("blit 1:1", [&](uint32_t n) { return World::two(VMGPU_OP_GFX_BLIT, {S, 4096, n, 1}, {D, 4096, n, 1}); },
-          256, 1024, 2.1);
+          256, 1024, 3.1);
   measure("blit 2x enlarge", [&](uint32_t n) { return World::two(VMGPU_OP_GFX_BLIT, {S, 4096, n / 2, 1}, {D, 4096, n, 1}); },
-          256, 1024, 2.1);
+          256, 1024, 3.1);
   measure("blit 2x shrink (per dst px)", [&](uint32_t n) { return World::two(VMGPU_OP_GFX_BLIT, {S, 8192, 2 * n, 1}, {D, 4096, n, 1}); },
-          128, 512, 4.1);
+          128, 512, 5.1);
   measure("mipgen (per dst px)", [&](uint32_t n) { return World::two(VMGPU_OP_GFX_MIPGEN, {S, 8192, 2 * n, 2}, {D, 4096, n, 1}); },
           128, 512, 7.1);
   // Rows: a 32x32 fill against a 1024x1 one gives the per-row overhead.

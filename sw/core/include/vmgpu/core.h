@@ -216,9 +216,9 @@ int vmgpu_cmd_fill_2d(vmgpu_stream *s, uint32_t dst_va, uint32_t dst_pitch, uint
 int vmgpu_cmd_launch(vmgpu_stream *s, unsigned kernel, uint32_t dst_va, uint32_t a_va,
                      uint32_t b_va, uint32_t n, uint32_t scalar);
 /* Graphics engine (CAPS.GFX). Pixels are 32-bit words (RGBA8, R in byte 0); every VA and
- * pitch (bytes) must be word aligned and every width/height nonzero, and the rectangles must
- * not run past 4 GiB, else VMGPU_ERR_INVALID and nothing is queued. GFX_FILL writes color to
- * width x height pixels; GFX_BLIT is a nearest-neighbour scaled copy,
+ * pitch (bytes) must be word aligned and every width/height 1..VMGPU_GFX_MAX_DIM (65535), and
+ * the rectangles must not run past 4 GiB, else VMGPU_ERR_INVALID and nothing is queued.
+ * GFX_FILL writes color to width x height pixels; GFX_BLIT is a nearest-neighbour scaled copy,
  * dst(x,y) = src(x*src_w/dst_w, y*src_h/dst_h) rounded down (a plain copy at equal sizes);
  * GFX_MIPGEN writes one mip level with a 2x2 box filter per 8-bit channel (rounded, source
  * coordinates clamped to the last column/row), one call per level. */
