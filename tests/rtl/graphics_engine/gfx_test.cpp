@@ -199,7 +199,20 @@ void test_blit() {
   }
   CHECK(wrong == 0, "65535 -> 3: %u of 3 pixels wrong", wrong);
   w.verify("65535 -> 3 wrote nothing in device memory");
-  std::printf("blit: %zu scaled copies checked, and 1x1 -> 1x65535, 65535x1 -> 3x1\n", cases.size());
+  // Random sizes 1..40 both ways (every ratio near 1 included), random pitches and offsets.
+  for (int i = 0; i < 40; i++) {
+    Rect s = {VA_BASE + 0x21000 + 4 * (w.rnd() % 64), 0, 1 + w.rnd() % 40, 1 + w.rnd() % 40};
+    Rect t = {VA_BASE + 0x10000 + 4 * (w.rnd() % 64), 0, 1 + w.rnd() % 40, 1 + w.rnd() % 40};
+    s.pitch = 4 * s.w + 4 * (w.rnd() % 8);
+    t.pitch = 4 * t.w + 4 * (w.rnd() % 8);
+    w.run(World::two(VMGPU_OP_GFX_BLIT, s, t));
+    w.ref_blit(s, t);
+    char what[64];
+    std::snprintf(what, sizeof what, "random blit %ux%u -> %ux%u", s.w, s.h, t.w, t.h);
+    if (!w.verify(what)) break;
+  }
+  std::printf("blit: %zu scaled copies checked, 40 random ones, and 1x1 -> 1x65535, 65535x1 -> 3x1\n",
+              cases.size());
 }
 
 void test_mipgen() {
@@ -224,12 +237,25 @@ void test_mipgen() {
       levels++;
     }
   }
+  // Random sizes, destinations from 1x1 to larger than half (the clamp repeats the last
+  // column / row).
+  for (int i = 0; i < 30; i++) {
+    Rect s = {VA_BASE + 0x21000 + 4 * (w.rnd() % 64), 0, 1 + w.rnd() % 30, 1 + w.rnd() % 30};
+    Rect t = {VA_BASE + 0x10000 + 4 * (w.rnd() % 64), 0, 1 + w.rnd() % 20, 1 + w.rnd() % 20};
+    s.pitch = 4 * s.w + 4 * (w.rnd() % 8);
+    t.pitch = 4 * t.w + 4 * (w.rnd() % 8);
+    w.run(World::two(VMGPU_OP_GFX_MIPGEN, s, t));
+    w.ref_mipgen(s, t);
+    char what[64];
+    std::snprintf(what, sizeof what, "random mipgen %ux%u -> %ux%u", s.w, s.h, t.w, t.h);
+    if (!w.verify(what)) break;
+  }
   // A level crossing pages on both sides.
   Rect s = {VA_BASE + 0x2F80, 4096, 70, 4}, t = {VA_BASE + 0x30F80, 4096, 35, 2};
   w.run(World::two(VMGPU_OP_GFX_MIPGEN, s, t));
   w.ref_mipgen(s, t);
   w.verify("mipgen page crossing");
-  std::printf("mipgen: %u levels checked\n", levels + 1);
+  std::printf("mipgen: %u levels checked, 30 random sizes\n", levels + 1);
 }
 
 void test_faults() {
