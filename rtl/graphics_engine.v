@@ -8,11 +8,11 @@
 // as much per bit as the adder it would save).
 //
 // Each destination pixel needs 0 (fill), 1 (blit) or 4 (mipgen) source reads. Responses are
-// registered before anything uses them; the pixel is written once its last response has been
-// taken, and with it the next pixel's first read goes out when its page is cached and its
-// source column is ready. With memory answering a cycle after acceptance: 1 cycle per pixel for
+// registered before anything uses them; the pixel is written in the cycle its last registered
+// response is taken (mipgen: from the channel sums with it added), and with it the next pixel's
+// first read goes out when its page is cached and its source column is ready. With memory answering a cycle after acceptance: 1 cycle per pixel for
 // a fill, 3 for a 1:1 or enlarging blit, 5 for a 2:1 shrinking one (one cycle per source
-// column skipped), 7 for mipgen, plus a few cycles per row.
+// column skipped), 6 for mipgen, plus a few cycles per row.
 //
 // Source columns and rows come without a divider: the blit walks x*src_w/dst_w with a Bresenham
 // remainder (one add of src_w, then one trial subtraction of dst_w per cycle; when src_w <=
@@ -152,7 +152,10 @@ module graphics_engine (
   wire [15:0] sy_inc = sy_q + 16'd1;
   wire        row_end  = dx_inc == dst_w;
   wire        last_row = dy_inc == dst_h;
-  wire        x_clamp  = sx_inc == src_w;   // mipgen: sx is the last column
+  // mipgen: sx is the last column. Compared with src_w - 1 (from the held operand) rather than
+  // sx + 1 with src_w, so that no carry chain sits before the read address adder.
+  wire [15:0] src_w_last = src_w - 16'd1;
+  wire        x_clamp  = sx_q == src_w_last;
   wire        y_clamp  = sy_inc == src_h;   // mipgen: the cursor is on the last row
 
   // ---- addresses: row base + column, the +1 column of mipgen's second read as carry in ----
@@ -186,8 +189,14 @@ module graphics_engine (
   // ---- the pixel ----
   wire [1:0]  last_k    = is_mip ? 2'd3 : 2'd0;
   wire        rsp_last  = rsp_v_q && got_q == last_k;
-  wire        pix_ready = is_fill || pix_rdy_q || (is_blit && rsp_v_q);
-  wire [31:0] mip_pix   = {acc3_q[9:2], acc2_q[9:2], acc1_q[9:2], acc0_q[9:2]};
+  // The pixel can go out in the cycle its last response is taken (mipgen: the sums with it).
+  wire        pix_ready = is_fill || pix_rdy_q || rsp_last;
+  wire [9:0]  acc0_next = acc0_q + {2'd0, rsp_q[7:0]};
+  wire [9:0]  acc1_next = acc1_q + {2'd0, rsp_q[15:8]};
+  wire [9:0]  acc2_next = acc2_q + {2'd0, rsp_q[23:16]};
+  wire [9:0]  acc3_next = acc3_q + {2'd0, rsp_q[31:24]};
+  wire [31:0] mip_pix   = pix_rdy_q ? {acc3_q[9:2], acc2_q[9:2], acc1_q[9:2], acc0_q[9:2]}
+                                    : {acc3_next[9:2], acc2_next[9:2], acc1_next[9:2], acc0_next[9:2]};
   wire [31:0] out_pix   = is_fill ? color_i : is_blit ? rsp_q : mip_pix;
 
   // ---- what happens this cycle ----
@@ -239,10 +248,10 @@ module graphics_engine (
     end else begin
       if (rsp_v_q) begin
         got_q  <= got_q + 2'd1;
-        acc0_q <= acc0_q + {2'd0, rsp_q[7:0]};
-        acc1_q <= acc1_q + {2'd0, rsp_q[15:8]};
-        acc2_q <= acc2_q + {2'd0, rsp_q[23:16]};
-        acc3_q <= acc3_q + {2'd0, rsp_q[31:24]};
+        acc0_q <= acc0_next;
+        acc1_q <= acc1_next;
+        acc2_q <= acc2_next;
+        acc3_q <= acc3_next;
       end
       if (rsp_last) pix_rdy_q <= 1'b1;
     end
