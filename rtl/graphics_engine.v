@@ -410,8 +410,13 @@ module graphics_engine (
   // asked, the fault's VA once faulted (nothing moves the address path after a fault).
   wire [31:0] cur_va = tr_wr_q ? dva : rva;
 
+  // The MMU looks its TLB up in the cycle a request is presented, so the VA must come from a
+  // flip-flop: computed combinationally (row base + column) it sat in front of the TLB's
+  // compare and the board's critical path went through both (32.9 MHz).
+  reg [31:0] tr_va_q;
+  always @(posedge clk_i) if (tr_ask) tr_va_q <= cur_va;
   assign tr_req_valid_o = state_q == S_TR_REQ;
-  assign tr_req_va_o    = cur_va;
+  assign tr_req_va_o    = tr_va_q;
   assign tr_req_write_o = tr_wr_q;
 
   assign mem_rd_valid_o = rd_valid_q;

@@ -82,10 +82,16 @@ module mem_fabric #(
   // Host reads in flight per master (kept as counters rather than searched for in the tag
   // FIFO, which would cost a scan every cycle).
   reg [HW:0] host_cnt_q [0:NM-1];
+  // Registered forms of "master i has host reads in flight" and "the tag FIFO is full": the
+  // grants depend on them, and every master's next-state logic depends on the grants, so they
+  // come straight from flip-flops instead of from counter compares (board timing).
+  reg [NM-1:0] host_pend_q;
+  reg          tag_full_q;
+  wire [HW:0]  tag_count_next;
   integer m;  // loop index of the clocked block (i belongs to the combinational ones)
   always @(*) begin
     for (i = 0; i < NM; i = i + 1) begin
-      host_pending[i] = (tag_count_q != {(HW+1){1'b0}}) && (host_cnt_q[i] != {(HW+1){1'b0}});
+      host_pending[i] = host_pend_q[i];
       dev_in_flight[i] = (RSP_REG != 0) && dev_rsp_valid_q && (dev_rsp_master_q == i[MW-1:0]);
     end
   end
@@ -113,7 +119,7 @@ module mem_fabric #(
     // One host-port request per cycle; writes first so that a master's write is never
     // overtaken by its own later read. Reads also need room in the tag FIFO.
     host_wr_go = host_wr_found && host_req_ready_i;
-    host_rd_go = !host_wr_found && host_rd_found && host_req_ready_i && (tag_count_q != HOST_FULL);
+    host_rd_go = !host_wr_found && host_rd_found && host_req_ready_i && !tag_full_q;
   end
 
   always @(*) begin
@@ -131,7 +137,7 @@ module mem_fabric #(
     dm_wr_data_o = m_wr_data_i[32*dev_wr_sel +: 32];
     dm_wr_be_o   = m_wr_be_i[4*dev_wr_sel +: 4];
 
-    host_req_valid_o = host_wr_found || (host_rd_found && (tag_count_q != HOST_FULL));
+    host_req_valid_o = host_wr_found || (host_rd_found && !tag_full_q);
     host_req_we_o    = host_wr_found;
     host_req_addr_o  = host_wr_found ? {m_wr_addr_i[32*host_wr_sel + 2 +: 30], 2'b00}
                                      : {m_rd_addr_i[32*host_rd_sel + 2 +: 30], 2'b00};
@@ -153,6 +159,14 @@ module mem_fabric #(
   end
 
   wire host_rsp_pop = host_rsp_valid_i && (tag_count_q != 0);
+  assign tag_count_next = tag_count_q + {{HW{1'b0}}, host_rd_go} - {{HW{1'b0}}, host_rsp_pop};
+  reg [HW:0] host_cnt_next [0:NM-1];
+  always @(*) begin
+    for (i = 0; i < NM; i = i + 1)
+      host_cnt_next[i] = host_cnt_q[i]
+                         + {{HW{1'b0}}, host_rd_go && host_rd_sel == i[MW-1:0]}
+                         - {{HW{1'b0}}, host_rsp_pop && host_rsp_master == i[MW-1:0]};
+  end
 
   // Data of the RSP_REG stage: no reset needed, dev_rsp2_valid_q qualifies it.
   always @(posedge clk_i) dev_rsp2_data_q <= dm_rd_data_i;
@@ -166,6 +180,8 @@ module mem_fabric #(
       tag_rd_q         <= {HW{1'b0}};
       tag_wr_q         <= {HW{1'b0}};
       tag_count_q      <= {(HW+1){1'b0}};
+      tag_full_q       <= 1'b0;
+      host_pend_q      <= {NM{1'b0}};
       for (m = 0; m < NM; m = m + 1) host_cnt_q[m] <= {(HW+1){1'b0}};
     end else begin
       dev_rsp_valid_q  <= dev_rd_found;
@@ -177,11 +193,11 @@ module mem_fabric #(
         tag_wr_q        <= tag_wr_q + 1'b1;
       end
       if (host_rsp_pop) tag_rd_q <= tag_rd_q + 1'b1;
-      tag_count_q <= tag_count_q + {{HW{1'b0}}, host_rd_go} - {{HW{1'b0}}, host_rsp_pop};
+      tag_count_q <= tag_count_next;
+      tag_full_q  <= (tag_count_next == HOST_FULL);
       if (host_rd_go || host_rsp_pop) for (m = 0; m < NM; m = m + 1) begin
-        host_cnt_q[m] <= host_cnt_q[m]
-                         + {{HW{1'b0}}, host_rd_go && host_rd_sel == m[MW-1:0]}
-                         - {{HW{1'b0}}, host_rsp_pop && host_rsp_master == m[MW-1:0]};
+        host_cnt_q[m]  <= host_cnt_next[m];
+        host_pend_q[m] <= (host_cnt_next[m] != {(HW+1){1'b0}});
       end
     end
   end

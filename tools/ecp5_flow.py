@@ -73,6 +73,8 @@ def main():
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                     help="top-level parameter overrides (e.g. MEM_BYTES=65536)")
     ap.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
+    ap.add_argument("--placer", choices=["heap", "sa"], default="heap",
+                    help="nextpnr placer (heap: analytical, the default; sa: simulated annealing)")
     ap.add_argument("--out-dir", default="bitstream")
     args = ap.parse_args()
 
@@ -118,7 +120,7 @@ def main():
     run("nextpnr", [nextpnr, PART_ARGS[args.part], "--package", args.package,
                     "--json", top_json, "--lpf", "board.lpf", "--textcfg", cfg,
                     "--freq", f"{args.freq:g}", "--report", "nextpnr-report.json",
-                    "--seed", str(args.seed), "--timing-allow-fail"],
+                    "--seed", str(args.seed), "--placer", args.placer, "--timing-allow-fail"],
         os.path.join(out, "nextpnr.log"), timings, out)
     run("ecppack", [ecppack, "--compress", cfg, args.top + ".bit"],
         os.path.join(out, "ecppack.log"), timings, out)
