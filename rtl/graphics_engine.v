@@ -414,7 +414,8 @@ module graphics_engine (
   // flip-flop: computed combinationally (row base + column) it sat in front of the TLB's
   // compare and the board's critical path went through both (32.9 MHz).
   reg [31:0] tr_va_q;
-  always @(posedge clk_i) if (tr_ask) tr_va_q <= cur_va;
+  // (tr_wr_q changes on the same edge, so the choice is made here from the state.)
+  always @(posedge clk_i) if (tr_ask) tr_va_q <= (state_q == S_WR) ? dva : rva;
   assign tr_req_valid_o = state_q == S_TR_REQ;
   assign tr_req_va_o    = tr_va_q;
   assign tr_req_write_o = tr_wr_q;
