@@ -30,28 +30,12 @@
 
 /* ------------------------------------------------------------ EGL and GL, by hand */
 
-typedef void *EGLDisplay, *EGLConfig, *EGLSurface, *EGLContext, *EGLDeviceEXT;
-typedef int EGLint;
+#include "egl_vendor.h"
+
 typedef unsigned GLuint, GLenum;
 typedef int GLint, GLsizei;
 typedef intptr_t GLsizeiptr;
 
-#define EGL_NONE 0x3038
-#define EGL_SURFACE_TYPE 0x3033
-#define EGL_PBUFFER_BIT 0x0001
-#define EGL_RENDERABLE_TYPE 0x3040
-#define EGL_OPENGL_BIT 0x0008
-#define EGL_WIDTH 0x3057
-#define EGL_HEIGHT 0x3056
-#define EGL_OPENGL_API 0x30A2
-#define EGL_PLATFORM_DEVICE_EXT 0x313F
-#define EGL_OPENGL_ES_API 0x30A0
-#define EGL_SUCCESS 0x3000
-#define EGL_DRAW 0x3059
-#define EGL_READ 0x305A
-#define EGL_VENDOR 0x3053
-#define EGL_VERSION 0x3054
-#define EGL_EXTENSIONS 0x3055
 #define GL_VERSION 0x1F02
 #define GL_RENDERER 0x1F01
 
@@ -96,196 +80,9 @@ static struct {
 typedef CUresult (*reg_buffer_fn)(CUgraphicsResource *, GLuint, unsigned);
 typedef CUresult (*reg_image_fn)(CUgraphicsResource *, GLuint, GLenum, unsigned);
 
-/* ------------------------------------------- libglvnd's EGL vendor ABI, by hand
- *
- * The layout of include/glvnd/libeglabi.h (ABI 0.2): __egl_Main(version, exports, vendor,
- * imports) with version = major << 16 | minor; the vendor keeps the exports pointer and fills in
- * the imports. Field order and types must match exactly; the vendor never looks inside the
- * opaque vendor handle. EGLBoolean and EGLenum are 32-bit unsigned, GLboolean 8-bit.
- */
-typedef unsigned EGLBoolean, EGLenum;
-typedef intptr_t EGLAttrib;
-typedef void (*vnd_proc)(void);
+/* ------------------------------------------- without libEGL.so.1: egl_vendor.h's dispatcher */
 
-struct vnd_exports {
-    void (*threadInit)(void);
-    EGLenum (*getCurrentApi)(void);
-    void *(*getCurrentVendor)(void);
-    EGLContext (*getCurrentContext)(void);
-    EGLDisplay (*getCurrentDisplay)(void);
-    EGLSurface (*getCurrentSurface)(EGLint readDraw);
-    vnd_proc (*fetchDispatchEntry)(void *vendor, int index);
-    void (*setEGLError)(EGLint error);
-    EGLBoolean (*setLastVendor)(void *vendor);
-    void *(*getVendorFromDisplay)(EGLDisplay dpy);
-    void *(*getVendorFromDevice)(EGLDeviceEXT dev);
-    EGLBoolean (*setVendorForDevice)(EGLDeviceEXT dev, void *vendor); /* since 0.2 */
-};
-
-struct vnd_imports {
-    EGLDisplay (*getPlatformDisplay)(EGLenum platform, void *native, const EGLAttrib *attrs);
-    EGLBoolean (*getSupportsAPI)(EGLenum api);
-    const char *(*getVendorString)(int name);
-    void *(*getProcAddress)(const char *name);
-    void *(*getDispatchAddress)(const char *name);
-    void (*setDispatchIndex)(const char *name, int index);
-    unsigned char (*isPatchSupported)(int type, int stubSize);
-    unsigned char (*initiatePatch)(int type, int stubSize, void *lookupStubOffset);
-    void (*releasePatch)(void);
-    void (*patchThreadAttach)(void);
-    EGLenum (*findNativeDisplayPlatform)(void *native);
-    /* Room in case a vendor writes fields newer than the version it was offered. */
-    void *spare[32];
-};
-
-typedef EGLBoolean (*vnd_main_fn)(uint32_t version, const struct vnd_exports *exports, void *vendor,
-                                  struct vnd_imports *imports);
-
-/* The dispatcher's per-thread state: what the vendor asks back through the exports. glvnd's
- * default client API is OpenGL ES until eglBindAPI. */
-static _Thread_local struct {
-    EGLenum api;
-    void *vendor;
-    EGLDisplay dpy;
-    EGLSurface draw, read;
-    EGLContext ctx;
-    EGLint error;
-} vnd_thread = {EGL_OPENGL_ES_API, NULL, NULL, NULL, NULL, NULL, EGL_SUCCESS};
-
-static struct {
-    void *self[64]; /* the opaque vendor handle: only its address matters */
-    struct vnd_imports im;
-    EGLDisplay displays[8];
-    int ndisplays;
-    EGLDeviceEXT devices[16];
-    int ndevices;
-    EGLBoolean (*MakeCurrent)(EGLDisplay, EGLSurface, EGLSurface, EGLContext);
-    EGLBoolean (*BindAPI)(EGLenum);
-    EGLBoolean (*QueryDevicesEXT)(EGLint, EGLDeviceEXT *, EGLint *);
-    const char *(*QueryString)(EGLDisplay, EGLint);
-    EGLint (*GetError)(void);
-} vnd;
-
-static void vx_thread_init(void) {}
-static EGLenum vx_current_api(void) { return vnd_thread.api; }
-static void *vx_current_vendor(void) { return vnd_thread.vendor; }
-static EGLContext vx_current_context(void) { return vnd_thread.ctx; }
-static EGLDisplay vx_current_display(void) { return vnd_thread.dpy; }
-static EGLSurface vx_current_surface(EGLint which)
-{
-    return which == EGL_DRAW ? vnd_thread.draw : which == EGL_READ ? vnd_thread.read : NULL;
-}
-/* No dispatch indices are ever handed out (setDispatchIndex is never called), so no vendor
- * dispatch stub can have an index to ask for. */
-static vnd_proc vx_fetch_dispatch(void *vendor, int index)
-{
-    (void)vendor;
-    (void)index;
-    return NULL;
-}
-static void vx_set_error(EGLint error) { vnd_thread.error = error; }
-static EGLBoolean vx_set_last_vendor(void *vendor) { return vendor == (void *)vnd.self; }
-static void *vx_vendor_from_display(EGLDisplay dpy)
-{
-    for (int i = 0; i < vnd.ndisplays; i++)
-        if (dpy && vnd.displays[i] == dpy) return vnd.self;
-    return NULL;
-}
-static EGLBoolean vx_set_vendor_for_device(EGLDeviceEXT dev, void *vendor)
-{
-    if (!dev || vendor != (void *)vnd.self) return 0;
-    for (int i = 0; i < vnd.ndevices; i++)
-        if (vnd.devices[i] == dev) return 1;
-    if (vnd.ndevices == (int)(sizeof vnd.devices / sizeof vnd.devices[0])) return 0;
-    vnd.devices[vnd.ndevices++] = dev;
-    return 1;
-}
-static void *vx_vendor_from_device(EGLDeviceEXT dev)
-{
-    for (int i = 0; i < vnd.ndevices; i++)
-        if (dev && vnd.devices[i] == dev) return vnd.self;
-    return NULL;
-}
-
-/* Entries past 0.2's end answer NULL / 0, in case a vendor accepts only a newer minor and calls
- * callbacks this probe does not know (then the "# egl:" line says which version it took). */
-static void *vx_null(void) { return NULL; }
-#define VX_NULL ((vnd_proc)(uintptr_t)vx_null)
-static const struct {
-    struct vnd_exports e;
-    vnd_proc later[16];
-} vnd_exports = {
-    {vx_thread_init, vx_current_api, vx_current_vendor, vx_current_context, vx_current_display,
-     vx_current_surface, vx_fetch_dispatch, vx_set_error, vx_set_last_vendor, vx_vendor_from_display,
-     vx_vendor_from_device, vx_set_vendor_for_device},
-    {VX_NULL, VX_NULL, VX_NULL, VX_NULL, VX_NULL, VX_NULL, VX_NULL, VX_NULL, VX_NULL, VX_NULL, VX_NULL,
-     VX_NULL, VX_NULL, VX_NULL, VX_NULL, VX_NULL},
-};
-
-static void vnd_add_display(EGLDisplay d)
-{
-    if (!d || vx_vendor_from_display(d)) return;
-    if (vnd.ndisplays < (int)(sizeof vnd.displays / sizeof vnd.displays[0])) vnd.displays[vnd.ndisplays++] = d;
-}
-
-/* What libEGL's entry points would do before and after reaching the vendor, reduced to one
- * vendor: remember displays and devices, keep the client API, keep the current objects. */
-static EGLDisplay vw_get_display(void *native)
-{
-    /* eglGetDisplay(EGL_DEFAULT_DISPLAY) reaches a vendor as platform EGL_NONE. */
-    EGLDisplay d = vnd.im.getPlatformDisplay(EGL_NONE, native, NULL);
-    vnd_add_display(d);
-    return d;
-}
-static EGLDisplay vw_get_platform_display(GLenum platform, void *native, const EGLint *attrs)
-{
-    EGLAttrib a[32];
-    int n = 0;
-    if (attrs) {
-        while (attrs[n] != EGL_NONE && n < 30) a[n] = attrs[n], n++;
-        a[n] = EGL_NONE;
-    }
-    EGLDisplay d = vnd.im.getPlatformDisplay(platform, native, attrs ? a : NULL);
-    vnd_add_display(d);
-    return d;
-}
-static unsigned vw_query_devices(EGLint max, EGLDeviceEXT *devs, EGLint *n)
-{
-    if (!vnd.QueryDevicesEXT(max, devs, n)) return 0;
-    for (EGLint i = 0; devs && n && i < *n && i < max; i++) vx_set_vendor_for_device(devs[i], vnd.self);
-    return 1;
-}
-static unsigned vw_bind_api(GLenum api)
-{
-    if (!vnd.im.getSupportsAPI(api)) return 0;
-    vnd_thread.api = api;
-    if (vnd.BindAPI) vnd.BindAPI(api);
-    return 1;
-}
-static unsigned vw_make_current(EGLDisplay d, EGLSurface draw, EGLSurface read, EGLContext c)
-{
-    /* glvnd makes the vendor current before calling it, and records the objects after. */
-    void *old_vendor = vnd_thread.vendor;
-    vnd_thread.vendor = c ? (void *)vnd.self : old_vendor;
-    if (!vnd.MakeCurrent(d, draw, read, c)) {
-        vnd_thread.vendor = old_vendor;
-        return 0;
-    }
-    vnd_thread.vendor = c ? (void *)vnd.self : NULL;
-    vnd_thread.dpy = c ? d : NULL;
-    vnd_thread.draw = c ? draw : NULL;
-    vnd_thread.read = c ? read : NULL;
-    vnd_thread.ctx = c;
-    return 1;
-}
 static void *vw_get_proc_address(const char *name) { return vnd.im.getProcAddress(name); }
-static EGLint vw_get_error(void)
-{
-    EGLint e = vnd.GetError();
-    if (e == EGL_SUCCESS) e = vnd_thread.error;
-    vnd_thread.error = EGL_SUCCESS;
-    return e;
-}
 
 static char vnd_why[512];
 
@@ -293,43 +90,15 @@ static const char *vnd_setup(void)
 {
     const char *name = getenv("GL_PROBE_EGL_VENDOR");
     if (!name || !*name) name = "libEGL_nvidia.so.0";
-    void *lib = dlopen(name, RTLD_LAZY);
-    if (!lib) {
-        const char *e = dlerror();
-        snprintf(vnd_why, sizeof vnd_why, "libEGL.so.1 not found, and %s did not load: %s", name, e ? e : "?");
+    char why[400];
+    if (vnd_load(name, why, sizeof why)) {
+        snprintf(vnd_why, sizeof vnd_why, "libEGL.so.1 not found, and %s", why);
         return vnd_why;
     }
-    vnd_main_fn vmain = (vnd_main_fn)(uintptr_t)dlsym(lib, "__egl_Main");
-    if (!vmain) {
-        snprintf(vnd_why, sizeof vnd_why, "libEGL.so.1 not found, and %s has no __egl_Main", name);
-        return vnd_why;
-    }
-    /* libglvnd's current ABI is 0.2 (it added setVendorForDevice). Older minors next; then, only
-     * to name what a refusing vendor wants, newer minors and major 1. */
-    uint32_t versions[3 + 13 + 4] = {0x00000002u, 0x00000001u, 0x00000000u};
-    for (int i = 0; i < 13; i++) versions[3 + i] = (uint32_t)(3 + i);
-    for (int i = 0; i < 4; i++) versions[16 + i] = 0x00010000u | (uint32_t)i;
-    uint32_t accepted = 0;
-    int ok = 0;
-    for (size_t i = 0; i < sizeof versions / sizeof versions[0] && !ok; i++) {
-        memset(&vnd.im, 0, sizeof vnd.im);
-        ok = vmain(versions[i], &vnd_exports.e, vnd.self, &vnd.im) != 0;
-        accepted = versions[i];
-    }
-    if (!ok) {
-        snprintf(vnd_why, sizeof vnd_why,
-                 "libEGL.so.1 not found, and %s's __egl_Main refused every EGL vendor ABI version tried (0.0 to 0.15, 1.0 to 1.3)", name);
-        return vnd_why;
-    }
+    uint32_t accepted = vnd.abi;
     printf("# egl: no libEGL.so.1; %s's __egl_Main accepted EGL vendor ABI %u.%u%s\n", name,
            (unsigned)(accepted >> 16), (unsigned)(accepted & 0xffff),
            accepted == 2 ? "" : " (this probe implements 0.2: if anything below fails, that is why)");
-    if (!vnd.im.getPlatformDisplay || !vnd.im.getSupportsAPI || !vnd.im.getProcAddress) {
-        snprintf(vnd_why, sizeof vnd_why, "%s left a required import empty (getPlatformDisplay %p, getSupportsAPI %p, getProcAddress %p)",
-                 name, (void *)(uintptr_t)vnd.im.getPlatformDisplay, (void *)(uintptr_t)vnd.im.getSupportsAPI,
-                 (void *)(uintptr_t)vnd.im.getProcAddress);
-        return vnd_why;
-    }
     if (!vnd.im.getSupportsAPI(EGL_OPENGL_API)) {
         snprintf(vnd_why, sizeof vnd_why, "%s says it does not support EGL_OPENGL_API", name);
         return vnd_why;
@@ -339,18 +108,14 @@ static const char *vnd_setup(void)
         snprintf(vnd_why, sizeof vnd_why, "%s's getProcAddress has no egl" #f, name); return vnd_why; }
     VSYM(egl.Initialize, Initialize) VSYM(egl.ChooseConfig, ChooseConfig)
     VSYM(egl.CreatePbufferSurface, CreatePbufferSurface) VSYM(egl.CreateContext, CreateContext)
-    VSYM(vnd.MakeCurrent, MakeCurrent) VSYM(vnd.GetError, GetError)
 #undef VSYM
-    *(void **)&vnd.BindAPI = vnd.im.getProcAddress("eglBindAPI");
-    *(void **)&vnd.QueryDevicesEXT = vnd.im.getProcAddress("eglQueryDevicesEXT");
-    *(void **)&vnd.QueryString = vnd.im.getProcAddress("eglQueryString");
-    egl.GetDisplay = vw_get_display;
-    egl.GetPlatformDisplayEXT = vw_get_platform_display;
-    egl.QueryDevicesEXT = vnd.QueryDevicesEXT ? vw_query_devices : NULL;
-    egl.BindAPI = vw_bind_api;
-    egl.MakeCurrent = vw_make_current;
+    egl.GetDisplay = vnd_get_display;
+    egl.GetPlatformDisplayEXT = vnd_get_platform_display_int;
+    egl.QueryDevicesEXT = vnd.QueryDevicesEXT ? vnd_query_devices : NULL;
+    egl.BindAPI = vnd_bind_api;
+    egl.MakeCurrent = vnd_make_current;
     egl.GetProcAddress = vw_get_proc_address;
-    egl.GetError = vw_get_error;
+    egl.GetError = vnd_get_error;
     if (vnd.QueryString) {
         const char *ext = vnd.QueryString(NULL, EGL_EXTENSIONS);
         printf("# egl: client extensions: %s\n", ext ? ext : "(none)");
@@ -378,7 +143,9 @@ static const char *egl_setup(void)
 #undef SYM
         *(void **)&egl.QueryDevicesEXT = egl.GetProcAddress("eglQueryDevicesEXT");
         *(void **)&egl.GetPlatformDisplayEXT = egl.GetProcAddress("eglGetPlatformDisplayEXT");
-        printf("# egl: libEGL.so.1\n");
+        /* egl_shim.c's libEGL.so.1 says which vendor it dispatches to. */
+        const char *(*shim_info)(void) = (const char *(*)(void))(uintptr_t)dlsym(lib, "vmgpu_egl_shim_info");
+        printf("# egl: libEGL.so.1%s%s\n", shim_info ? ": " : "", shim_info ? shim_info() : "");
     } else {
         const char *why = vnd_setup();
         if (why) return why;
