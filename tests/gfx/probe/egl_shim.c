@@ -489,8 +489,13 @@ SHIM_EXPORT shim_proc glXGetProcAddress(const unsigned char *name) { return glXG
     X(29, glDeleteTextures) X(30, glTexImage2D) X(31, glTexParameteri) X(32, glGetNamedBufferParameteriv) \
     X(33, glGetTextureLevelParameteriv) X(34, glGetTextureParameteriv) X(35, glGetInternalformativ)      \
     X(36, glActiveTexture) X(37, glPixelStorei) X(38, glGetPointerv) X(39, glMapBuffer)                  \
-    X(40, glUnmapBuffer) X(41, glMapBufferRange) X(42, glGetBufferSubData) X(43, glBufferSubData)
-#define SHIM_GL_COUNT 44
+    X(40, glUnmapBuffer) X(41, glMapBufferRange) X(42, glGetBufferSubData) X(43, glBufferSubData)         \
+    X(44, glIsEnabled) X(45, glGetDoublev) X(46, glGetIntegeri_v) X(47, glGetInteger64i_v)                \
+    X(48, glGetTexParameterfv) X(49, glGetTexLevelParameterfv) X(50, glGetTexImage) X(51, glReadPixels)   \
+    X(52, glBindFramebuffer) X(53, glIsFramebuffer) X(54, glGetFramebufferAttachmentParameteriv)          \
+    X(55, glGetNamedBufferParameteri64v) X(56, glGetTextureLevelParameterfv) X(57, glIsSync)             \
+    X(58, glGetObjectLabel) X(59, glGetBufferPointerv) X(60, glTexImage3D) X(61, glTexSubImage2D)
+#define SHIM_GL_COUNT 62
 
 #define SHIM_GL_NAME(i, f) #f,
 static const char *const shim_gl_names[SHIM_GL_COUNT] = {SHIM_GL_FUNCS(SHIM_GL_NAME)};

@@ -18,6 +18,13 @@
  *     gcc -O1 -I<cuda>/include tests/gfx/probe/gl_interop_probe.c -o gl_interop_probe \
  *         $(readlink -f /usr/local/nvidia/lib64/libcuda.so.1) -ldl
  *     LD_LIBRARY_PATH=/usr/local/nvidia/lib64 ./gl_interop_probe > nvidia_gl_interop.txt
+ * The context is made that way, but NVIDIA's libcuda itself dlopens libEGL.so.1 and libGL.so.1
+ * during cuGraphicsGLRegister* and answers CUDA_ERROR_OPERATING_SYSTEM without them; egl_shim.c
+ * builds stand-ins for both (see its header), which this probe then loads as its libEGL.so.1:
+ *     gcc -O1 -shared -fPIC -o D/libEGL.so.1 tests/gfx/probe/egl_shim.c -ldl
+ *     gcc -O1 -shared -fPIC -DEGL_SHIM_GLX -o D/libGL.so.1 tests/gfx/probe/egl_shim.c -ldl
+ *     LD_LIBRARY_PATH=D:/usr/local/nvidia/lib64 EGL_SHIM_TRACE=1 ./gl_interop_probe > nvidia_gl_interop.txt
+ * The vendor ABI code both use is egl_vendor.h.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
