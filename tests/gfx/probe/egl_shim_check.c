@@ -50,9 +50,28 @@ static void check(const char *what, int ok)
 
 #define SYM(lib, T, name) ((T)(uintptr_t)dlsym(lib, name))
 
-int main(void)
+/* "--exports": for each name on stdin (one a line, such as the names LD_DEBUG=symbols shows
+ * being looked up in the shims), says which shim exports it, or MISSING. */
+static int exports_mode(void)
+{
+    void *egl = dlopen("libEGL.so.1", RTLD_LAZY), *gl = dlopen("libGL.so.1", RTLD_LAZY);
+    char name[256];
+    int missing = 0;
+    while (fgets(name, sizeof name, stdin)) {
+        name[strcspn(name, "\r\n")] = 0;
+        if (!*name) continue;
+        int in_egl = egl && dlsym(egl, name), in_gl = gl && dlsym(gl, name);
+        printf("%-48s %s%s%s\n", name, in_egl ? "libEGL.so.1 " : "", in_gl ? "libGL.so.1" : "", in_egl || in_gl ? "" : "MISSING");
+        missing += !in_egl && !in_gl;
+    }
+    printf("%d missing\n", missing);
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
+    if (argc > 1 && !strcmp(argv[1], "--exports")) return exports_mode();
     void *egl = dlopen("libEGL.so.1", RTLD_NOW);
     if (!egl) {
         printf("libEGL.so.1 did not load: %s\n", dlerror());
