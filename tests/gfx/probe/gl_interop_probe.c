@@ -25,6 +25,8 @@
  *     gcc -O1 -shared -fPIC -DEGL_SHIM_GLX -o D/libGL.so.1 tests/gfx/probe/egl_shim.c -ldl
  *     LD_LIBRARY_PATH=D:/usr/local/nvidia/lib64 EGL_SHIM_TRACE=1 ./gl_interop_probe > nvidia_gl_interop.txt
  * The vendor ABI code both use is egl_vendor.h.
+ * Recorded: nvidia_gl_interop_h100_580.159.04.txt. Should a case crash the driver, run again
+ * with PROBE_SKIP="case name|other case" to record the cases after it.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -199,8 +201,23 @@ static const char *rcname(CUresult rc)
     cuGetErrorName(rc, &n);
     return n ? n : "?";
 }
-#define P(name, call) ({ printf("%-48s ", name); fflush(stdout); CUresult r_ = (call); \
-    printf("%s\n", rcname(r_)); r_; })
+/* PROBE_SKIP="case|case" (as in tests/cuda/probe) prints "case SKIPPED" instead of calling: a
+ * case that crashes the driver can be stepped over so the cases after it get recorded. */
+#define NOT_RUN ((CUresult)0x7fffffff)
+static int skipped(const char *name)
+{
+    const char *list = getenv("PROBE_SKIP");
+    size_t n = strlen(name);
+    while (list && *list) {
+        const char *end = strchr(list, '|');
+        size_t len = end ? (size_t)(end - list) : strlen(list);
+        if (len == n && strncmp(list, name, n) == 0) return 1;
+        list = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+#define P(name, call) ({ printf("%-48s ", name); fflush(stdout); CUresult r_ = NOT_RUN; \
+    if (skipped(name)) printf("SKIPPED\n"); else { r_ = (call); printf("%s\n", rcname(r_)); } r_; })
 #define YN(name, cond) printf("%-48s %s\n", name, (cond) ? "yes" : "no")
 
 static GLuint gl_buffer(size_t bytes)
@@ -276,34 +293,71 @@ int main(void)
             cuGraphicsUnmapResources(2, both, 0);
     }
     P("map count 0 with a list", cuGraphicsMapResources(0, &r1, 0));
+    P("unmap unmapped buffer", cuGraphicsUnmapResources(1, &r1, 0));
     P("map buffer", cuGraphicsMapResources(1, &r1, 0));
     P("mapped pointer NULL size", cuGraphicsResourceGetMappedPointer(&p, NULL, r1));
     P("mapped pointer NULL pointer", cuGraphicsResourceGetMappedPointer(NULL, &sz, r1));
+    P("mapped pointer NULL both", cuGraphicsResourceGetMappedPointer(NULL, NULL, r1));
+    P("subresource array of mapped buffer", cuGraphicsSubResourceGetMappedArray(&a, r1, 0, 0));
+    P("mipmapped array of mapped buffer", cuGraphicsResourceGetMappedMipmappedArray(&m, r1));
     P("setmapflags 7 while mapped", cuGraphicsResourceSetMapFlags(r1, 7));
+    P("setmapflags READ_ONLY while mapped", cuGraphicsResourceSetMapFlags(r1, CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY));
     P("unmap buffer", cuGraphicsUnmapResources(1, &r1, 0));
     P("setmapflags READ_ONLY", cuGraphicsResourceSetMapFlags(r1, CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY));
     P("map buffer READ_ONLY", cuGraphicsMapResources(1, &r1, 0));
     P("mapped pointer READ_ONLY", cuGraphicsResourceGetMappedPointer(&p, &sz, r1));
     P("memsetD32 into READ_ONLY mapping", cuMemsetD32(p, 0, 4));
     P("memcpyDtoH from READ_ONLY mapping", cuMemcpyDtoH(&sz, p, 4));
+    {
+        /* Whether the READ_ONLY memset wrote, or was dropped. */
+        uint32_t back[4] = {0};
+        if (P("memsetD32 0x5a5a5a5a into READ_ONLY mapping", cuMemsetD32(p, 0x5a5a5a5a, 4)) == CUDA_SUCCESS &&
+            P("  ctx synchronize after it", cuCtxSynchronize()) == CUDA_SUCCESS &&
+            P("  memcpyDtoH of it", cuMemcpyDtoH(back, p, sizeof back)) == CUDA_SUCCESS)
+            YN("  READ_ONLY memset visible", back[0] == 0x5a5a5a5a && back[3] == 0x5a5a5a5a);
+    }
     P("unregister mapped buffer", cuGraphicsUnregisterResource(r1));
+    P("mapped pointer after refused unregister", cuGraphicsResourceGetMappedPointer(&p, &sz, r1));
     P("map unregistered buffer", cuGraphicsMapResources(1, &r1, 0));
     P("unmap unregistered buffer", cuGraphicsUnmapResources(1, &r1, 0));
     if (r2) P("unregister second registration", cuGraphicsUnregisterResource(r2));
+    P("unregister buffer after unmap", cuGraphicsUnregisterResource(r1));
 
     P("map texture", cuGraphicsMapResources(1, &rt, 0));
+    P("mapped pointer of mapped texture", cuGraphicsResourceGetMappedPointer(&p, &sz, rt));
     P("subresource array level 8", cuGraphicsSubResourceGetMappedArray(&a, rt, 0, 8));
     P("subresource array level 9", cuGraphicsSubResourceGetMappedArray(&a, rt, 0, 9));
     P("subresource array index 1 of a 2D texture", cuGraphicsSubResourceGetMappedArray(&a, rt, 1, 0));
+    P("subresource array NULL out", cuGraphicsSubResourceGetMappedArray(NULL, rt, 0, 0));
+    P("mipmapped array NULL out", cuGraphicsResourceGetMappedMipmappedArray(NULL, rt));
     if (P("subresource array level 0", cuGraphicsSubResourceGetMappedArray(&a, rt, 0, 0)) == CUDA_SUCCESS) {
         CUDA_ARRAY3D_DESCRIPTOR d;
         if (P("  array descriptor", cuArray3DGetDescriptor(&d, a)) == CUDA_SUCCESS)
             printf("%-48s %zux%zux%zu format 0x%x x%u flags 0x%x\n", "  descriptor", d.Width, d.Height, d.Depth,
                    (unsigned)d.Format, d.NumChannels, d.Flags);
-        P("arraydestroy of a mapped array", cuArrayDestroy(a));
+        CUarray a2 = NULL;
+        if (P("subresource array level 0 again", cuGraphicsSubResourceGetMappedArray(&a2, rt, 0, 0)) == CUDA_SUCCESS)
+            YN("  same array", a2 == a);
     }
     P("mipmapped array of texture", cuGraphicsResourceGetMappedMipmappedArray(&m, rt));
     P("unmap texture", cuGraphicsUnmapResources(1, &rt, 0));
+    P("unmap texture twice", cuGraphicsUnmapResources(1, &rt, 0));
     P("unregister texture", cuGraphicsUnregisterResource(rt));
+    P("unregister texture twice", cuGraphicsUnregisterResource(rt));
+
+    /* Last, because in the first run (driver 580.159.04) the driver answered CUDA_SUCCESS here and
+     * then crashed in the texture's unregister. */
+    CUgraphicsResource rd = NULL;
+    if (P("register texture for arraydestroy", reg_image(&rd, tex, GL_TEXTURE_2D, 0)) == CUDA_SUCCESS &&
+        P("map it", cuGraphicsMapResources(1, &rd, 0)) == CUDA_SUCCESS &&
+        P("its subresource array level 0", cuGraphicsSubResourceGetMappedArray(&a, rd, 0, 0)) == CUDA_SUCCESS) {
+        P("arraydestroy of a mapped array", cuArrayDestroy(a));
+        CUarray a3 = NULL;
+        if (P("subresource array level 0 after arraydestroy", cuGraphicsSubResourceGetMappedArray(&a3, rd, 0, 0)) == CUDA_SUCCESS)
+            YN("  same array as the destroyed one", a3 == a);
+        P("unmap after arraydestroy", cuGraphicsUnmapResources(1, &rd, 0));
+        P("unregister after arraydestroy", cuGraphicsUnregisterResource(rd));
+    }
+    printf("# done\n");
     return 0;
 }
