@@ -423,9 +423,13 @@ static CUresult array_destroy(CUarray h)
     if (rc) return rc;
     struct CUarray_st *a = cu_array_lookup(h);
     if (!a) return dead_array_err(h);
-    /* Views belong to the mapping they came from. A level belongs to its mipmapped array:
-     * NVIDIA answers SUCCESS for it (measured); it stays usable until the mipmapped array goes. */
-    if (a->kind == ARR_VIEW) return CUDA_ERROR_ARRAY_IS_MAPPED;
+    /* A view belongs to the mapping it came from, a level to its mipmapped array: NVIDIA
+     * answers SUCCESS for both (measured; for a graphics mapping's array its next unregister
+     * then crashed), so here neither is freed: it stays usable until its owner retires it. */
+    if (a->kind == ARR_VIEW) {
+        cu_trace("array %p is a view of a graphics mapping: nothing to destroy (it goes at the unmap)", (void *)a);
+        return CUDA_SUCCESS;
+    }
     if (a->kind == ARR_LEVEL) {
         cu_trace("array %p is level of mipmapped array %p: nothing to destroy (it goes with that array)",
                  (void *)a, (void *)a->parent);

@@ -77,8 +77,9 @@ uint64_t cu_array_layout(const CUDA_ARRAY3D_DESCRIPTOR *d, size_t w, size_t h, s
  * An array over memory the caller owns, already mapped in the process-wide VA space: element
  * (x, y, layer z) is at va + z * layer_stride + y * pitch + x * esize. The view does not keep
  * the memory alive; the caller retires it with cu_array_view_destroy before the memory goes.
- * cuArrayDestroy of a view is refused with CUDA_ERROR_ARRAY_IS_MAPPED (the array belongs to
- * the mapping it came from, as NVIDIA's arrays from cuGraphicsSubResourceGetMappedArray do).
+ * cuArrayDestroy of a view answers CUDA_SUCCESS, as NVIDIA's does for an array from
+ * cuGraphicsSubResourceGetMappedArray (measured), but leaves it alone: the view belongs to the
+ * mapping it came from and stays valid until the owner's cu_array_view_destroy.
  */
 CUresult cu_array_view_create(const CUDA_ARRAY3D_DESCRIPTOR *d, CUdeviceptr va, size_t pitch,
                               size_t layer_stride, CUarray *out);

@@ -270,10 +270,9 @@ static CUresult unregister(CUgraphicsResource h)
     if (rc) return rc;
     struct CUgraphicsResource_st *g = gres_lookup(h);
     if (!g) return CUDA_ERROR_INVALID_HANDLE;
-    if (g->mapped) {
-        struct CUctx_st *mc = g->map_ctx && cu_ctx_lookup(g->map_ctx) ? g->map_ctx : NULL;
-        unmap_one(g, mc ? mc->null_s : NULL, mc);
-    }
+    /* NVIDIA (measured through OpenGL) refuses a mapped resource and leaves it registered and
+     * mapped: unmap first. */
+    if (g->mapped) return CUDA_ERROR_ALREADY_MAPPED;
     /* Everything queued anywhere completes before the pages go (cu_map_remove drains). */
     cu_map_remove(g->m);
     cu_resv *r = cu_resv_find(g->va, g->size);
@@ -300,13 +299,14 @@ static CUresult mapped_pointer(CUdeviceptr *p, size_t *size, CUgraphicsResource 
     if (rc) return rc;
     struct CUgraphicsResource_st *g = gres_lookup(h);
     if (!g) return CUDA_ERROR_INVALID_HANDLE;
-    if (!p || !size) return CUDA_ERROR_INVALID_VALUE;
+    /* NULL for either output is accepted, that one is just not written (NVIDIA, measured
+     * through OpenGL: SUCCESS for each when mapped, NOT_MAPPED when not). */
     struct CUctx_st *c;
     if ((rc = cu_current(&c))) return rc;
     if (!g->mapped) return CUDA_ERROR_NOT_MAPPED;
     if (g->image) return CUDA_ERROR_NOT_MAPPED_AS_POINTER;
-    *p = g->va;
-    *size = (size_t)g->res->size;
+    if (p) *p = g->va;
+    if (size) *size = (size_t)g->res->size;
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuGraphicsResourceGetMappedPointer(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)
