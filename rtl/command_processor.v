@@ -252,6 +252,11 @@ module command_processor #(
   end
   // Bytes between the header and TAIL: the whole command must be there.
   wire [31:0] avail = (tail_q[cur_q] - cmd_head_q) & cur_mask;
+  // Registered while the header is read, so S_HDR_CHK compares it with the command's length
+  // without the subtraction in front (two carry chains in series were the board's critical
+  // path). TAIL only moves forward and the driver writes whole commands before it, so a value
+  // taken after the ring was picked already covers the command.
+  reg  [31:0] avail_q;
   // Addresses of payload word rd_issued_q and of the one after it, from registers only: the
   // fabric's grant (mem_rd_ready_i) comes late in the cycle and then only picks one of the two.
   wire [3:0]  rd_issued_p1  = rd_issued_q + 4'd1;
@@ -409,6 +414,7 @@ module command_processor #(
         // The header is only registered here: decoding it straight off the memory response
         // (block RAM clock-to-out) into the fault checks was the board build's critical path.
         S_HDR_WAIT: if (mem_rsp_valid_i) begin
+          avail_q  <= avail;
           op_q     <= hdr_op;
           len_q    <= hdr_len;
           flags_q  <= hdr_flags;
@@ -419,10 +425,10 @@ module command_processor #(
         end
 
         S_HDR_CHK: begin
-          if (!hdr_ok_q || ({2'b00, avail} < need)) begin
+          if (!hdr_ok_q || ({2'b00, avail_q} < need)) begin
             raise_fault(FAULT_BAD_COMMAND, cur_base + cmd_head_q, 1'b0);
             // SKIP past a truncated command stops at TAIL instead of running into stale words.
-            fault_next_q[cur_q] <= ({2'b00, avail} < need) ? tail_q[cur_q]
+            fault_next_q[cur_q] <= ({2'b00, avail_q} < need) ? tail_q[cur_q]
                                                                     : (cmd_head_q + need[31:0]) & cur_mask;
           end else if (op_q == OP_NOP) begin
             state_q <= S_DONE;
