@@ -212,19 +212,25 @@ module command_processor #(
   // instead of one per opcode (each was a 40-bit add and compare in the LUT count).
   reg [31:0] chk_pa;
   reg [39:0] chk_bytes;
+  wire [31:0] v0 = (rd_got_q == 4'd0) ? mem_rsp_data_i : a0;
+  wire [31:0] v1 = (rd_got_q == 4'd1) ? mem_rsp_data_i : a1;
   always @(*) begin
-    chk_pa    = a0;
+    chk_pa    = v0;
     chk_bytes = 40'd0;
     case (op_q)
-      OP_BIND_CTX:  begin chk_pa = a1; chk_bytes = 40'd4096; end
-      OP_FENCE:     begin chk_pa = a1; chk_bytes = 40'd4; end
-      OP_PTE_FILL:  chk_bytes = {6'd0, a1, 2'b00};
+      OP_BIND_CTX:  begin chk_pa = v1; chk_bytes = 40'd4096; end
+      OP_FENCE:     begin chk_pa = v1; chk_bytes = 40'd4; end
+      OP_PTE_FILL:  chk_bytes = {6'd0, v1, 2'b00};
       OP_TIMESTAMP: chk_bytes = 40'd8;
       OP_WRITE_IMM: chk_bytes = {30'd0, len_q - 8'd1, 2'b00};
       default:      ;
     endcase
   end
-  wire [3:0] chk_fault = phys_check(chk_pa, chk_bytes);
+  // The check runs as each payload word arrives, on the words as they will be (the arriving one
+  // in its slot), and its answer is registered: S_EXEC then decides from a flip-flop, not from
+  // an opcode mux, an adder and a compare in series (the 85F's critical path, 46.9 MHz).
+  wire [3:0] chk_fault_now = phys_check(chk_pa, chk_bytes);
+  reg  [3:0] chk_fault;
 
   // Header decode: payload words to fetch before executing, and whether the command is well formed.
   wire [7:0]  hdr_op    = mem_rsp_data_i[7:0];
@@ -257,6 +263,7 @@ module command_processor #(
   // path). TAIL only moves forward and the driver writes whole commands before it, so a value
   // taken after the ring was picked already covers the command.
   reg  [31:0] avail_q;
+  reg         wf_reached_q;  // WAIT_FENCE: the awaited fence was reached (see S_ARGS)
   // Addresses of payload word rd_issued_q and of the one after it, from registers only: the
   // fabric's grant (mem_rd_ready_i) comes late in the cycle and then only picks one of the two.
   wire [3:0]  rd_issued_p1  = rd_issued_q + 4'd1;
@@ -448,6 +455,12 @@ module command_processor #(
             mem_rd_addr_o  <= (mem_rd_valid_o && mem_rd_ready_i) ? arg_addr_next : arg_addr_cur;
           end
           if (mem_rsp_valid_i) begin
+            // WAIT_FENCE's comparison is made as its value word arrives (args_q[0], the ring,
+            // came a cycle before); no fence moves until this command has run, so S_EXEC can use
+            // the registered answer instead of a ring mux and a 32-bit compare in its decision.
+            if (rd_got_q == 4'd1)
+              wf_reached_q <= reached(fence_q[args_q[0][RW-1:0]], mem_rsp_data_i);
+            chk_fault <= chk_fault_now;
             args_q[rd_got_q[2:0]] <= mem_rsp_data_i;
             rd_got_q <= rd_got_q + 4'd1;
             if (rd_got_q + 4'd1 == nargs_q) state_q <= S_EXEC;
@@ -528,7 +541,7 @@ module command_processor #(
               else begin
                 wait_ring_q[cur_q] <= a0[1:0];
                 wait_val_q[cur_q] <= a1;
-                if (reached(fence_q[a0[RW-1:0]], a1)) begin
+                if (wf_reached_q) begin
                   waiting_q[cur_q] <= 1'b0;
                   state_q <= S_DONE;
                 end else begin

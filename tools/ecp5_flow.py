@@ -73,6 +73,13 @@ def main():
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                     help="top-level parameter overrides (e.g. MEM_BYTES=65536)")
     ap.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
+    ap.add_argument("--nolutram", action="store_true",
+                    help="no distributed (LUT) RAM: small memories become flip-flops (the 25F's "
+                         "placer finds no legal spot for some flip-flops next to LUT RAM)")
+    ap.add_argument("--no-sync-reset-ff", action="store_true",
+                    help="map synchronous resets into logic instead of the flip-flops' LSR input: "
+                         "nextpnr needs all flip-flops of a tile to share one LSR net, and the many "
+                         "distinct reset/clear nets left the 25F without a legal spot for some")
     ap.add_argument("--placer", choices=["heap", "sa"], default="heap",
                     help="nextpnr placer (heap: analytical, the default; sa: simulated annealing)")
     ap.add_argument("--out-dir", default="bitstream")
@@ -110,7 +117,19 @@ def main():
     for p in args.param:
         name, _, value = p.partition("=")
         script.append(f"chparam -set {name} {value} {args.top}")
-    script.append(f"synth_ecp5 -top {args.top} -json {top_json}")
+    opts = " -nolutram" if args.nolutram else ""
+    if args.no_sync_reset_ff:
+        # synth_ecp5's own steps, with its map_ffs step redone without $_SDFF*/$_SDFFE* cells.
+        script.append(f"synth_ecp5 -top {args.top}{opts} -run begin:map_ffs")
+        script += ["opt_clean",
+                   "dfflegalize -cell $_DFF_?_ 01 -cell $_DFF_?P?_ r -cell $_DFFE_??_ 01 "
+                   "-cell $_DFFE_?P??_ r -cell $_DLATCH_?_ x",
+                   "techmap -D NO_LUT -map +/ecp5/cells_map.v",
+                   "opt_expr -undriven -mux_undef", "simplemap", "ecp5_gsr",
+                   "attrmvcp -copy -attr syn_useioff", "opt_clean"]
+        script.append(f"synth_ecp5 -top {args.top}{opts} -run map_luts: -json {top_json}")
+    else:
+        script.append(f"synth_ecp5 -top {args.top} -json {top_json}{opts}")
     with open(os.path.join(out, "synth.ys"), "w") as f:
         f.write("\n".join(script) + "\n")
     run("yosys", [yosys, "-q", "-s", "synth.ys"], os.path.join(out, "yosys.log"), timings, out)
