@@ -195,8 +195,10 @@ module compute_engine #(
   wire drained = tr_idle & ~rd_valid_q & (rd_out_q == 0) & ~wr_valid_q;
   wire run_end = drained & (wr_stop_q | (wr_cnt_q == wr_total_q));
 
-  wire [FIFO_AW:0] credit_inc = {{FIFO_AW{1'b0}}, rd_new_elem | fill_push | red_push};
+  wire             credit_take = rd_new_elem | fill_push | red_push;
   wire [FIFO_AW:0] credit_dec = {{FIFO_AW{1'b0}}, wr_load};
+  wire [FIFO_AW:0] credits_up = credits_q + {{FIFO_AW{1'b0}}, 1'b1};
+  wire [FIFO_AW:0] credits_dn = credits_q - {{FIFO_AW{1'b0}}, 1'b1};
   wire [FIFO_AW:0] fifo_inc   = {{FIFO_AW{1'b0}}, fifo_push};
   wire [OUT_W-1:0] out_inc    = {{(OUT_W-1){1'b0}}, rd_valid_q & mem_rd_ready_i};
   wire [OUT_W-1:0] out_dec    = {{(OUT_W-1){1'b0}}, mem_rsp_valid_i};
@@ -273,7 +275,14 @@ module compute_engine #(
       s1_a_vld_q <= 1'b0;
       s1_b_vld_q <= 1'b0;
       rd_out_q   <= rd_out_q + out_inc - out_dec;
-      credits_q  <= credits_q + credit_inc - credit_dec;
+      // One of the counter's neighbours picked by the late grant-dependent strobes, instead
+      // of an adder after them (board timing: the fabric grant reached credits_q through two
+      // carry chains).
+      case ({credit_take, credit_dec[0]})
+        2'b10:   credits_q <= credits_up;
+        2'b01:   credits_q <= credits_dn;
+        default: ;
+      endcase
       fifo_cnt_q <= fifo_cnt_q + fifo_inc - credit_dec;
 
       // ------------------------------------------------------------ phases
