@@ -154,7 +154,10 @@ module graphics_engine (
   wire        last_row = dy_inc == dst_h;
   // mipgen: sx is the last column. Compared with src_w - 1 (from the held operand) rather than
   // sx + 1 with src_w, so that no carry chain sits before the read address adder.
-  wire [15:0] src_w_last = src_w - 16'd1;
+  // Registered at the start (the operand is held for the whole command): computed every cycle
+  // it put a carry chain in front of the column compare and the read address adder.
+  reg  [15:0] src_w_last_q;
+  wire [15:0] src_w_last = src_w_last_q;
   wire        x_clamp  = sx_q == src_w_last;
   wire        y_clamp  = sy_inc == src_h;   // mipgen: the cursor is on the last row
 
@@ -201,6 +204,7 @@ module graphics_engine (
 
   // ---- what happens this cycle ----
   wire start    = state_q == S_IDLE && start_i;
+  always @(posedge clk_i) if (start) src_w_last_q <= src_w - 16'd1;
   wire wr_fire  = state_q == S_WR && pix_ready && d_hit && wr_free;
   // Reads: in S_RD, or the next pixel's first one together with this pixel's write.
   wire rd_go    = xs_q == XS_IDLE && s_hit && rd_free &&
