@@ -46,6 +46,95 @@ static CUresult launch(const char *name, CUdeviceptr dst, CUdeviceptr a, int n, 
     return cuLaunchKernel(f, blocks ? blocks : 1, 1, 1, 256, 1, 1, 0, s, params, NULL);
 }
 
+/* tests/gfx/probe/gl_interop_probe.c's cases in its order, on vgfx objects of the same shape (a
+ * 64 KiB buffer, a 256x256 RGBA8 image with 9 levels), so docs/graphics.md's table puts each
+ * answer of nvidia_gl_interop_h100_580.159.04.txt next to one checked here. Where NVIDIA died
+ * (SIGSEGV), vmgpu's answer is checked together with what it left behind. Needs vgfx and a
+ * current context; leaves no resource behind. */
+static void probe_cases(void)
+{
+    NOTE("the GL probe's cases in its order (NVIDIA's answers: nvidia_gl_interop_h100_580.159.04.txt)");
+    vgfxBuffer buf;
+    vgfxImage tex;
+    vgfxImageDesc d = {256, 256, VGFX_FORMAT_RGBA8_UNORM, 9, 1, 0};
+    GOK(vgfxCreateBuffer(&buf, 65536));
+    GOK(vgfxCreateImage(&tex, &d));
+    uint32_t pattern[4] = {0x01020304, 0x05060708, 0x090a0b0c, 0x0d0e0f10};
+    GOK(vgfxBufferWrite(buf, 0, pattern, sizeof pattern));
+    CUgraphicsResource r1 = NULL, r2 = NULL, rt = NULL;
+    CUdeviceptr p = 0;
+    size_t sz = 0;
+    CUarray a = NULL;
+    CUmipmappedArray m = NULL;
+    OK(cuGraphicsVgfxRegisterBuffer(&r1, buf, 0));
+    OK(cuGraphicsVgfxRegisterBuffer(&r2, buf, 0));
+    OK(cuGraphicsVgfxRegisterImage(&rt, tex, CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST));
+    EXPECT(cuGraphicsUnmapResources(1, &r1, 0), CUDA_ERROR_NOT_MAPPED);      /* unmap unmapped buffer */
+    OK(cuGraphicsMapResources(1, &r1, 0));
+    EXPECT(cuGraphicsSubResourceGetMappedArray(&a, r1, 0, 0), CUDA_ERROR_NOT_MAPPED_AS_ARRAY);
+    EXPECT(cuGraphicsResourceGetMappedMipmappedArray(&m, r1), CUDA_ERROR_NOT_MAPPED_AS_ARRAY);
+    EXPECT(cuGraphicsResourceSetMapFlags(r1, CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY), CUDA_ERROR_ALREADY_MAPPED);
+    OK(cuGraphicsUnmapResources(1, &r1, 0));
+    OK(cuGraphicsResourceSetMapFlags(r1, CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY));
+    OK(cuGraphicsMapResources(1, &r1, 0));
+    OK(cuGraphicsResourceGetMappedPointer(&p, &sz, r1));
+    CHECK(sz == 65536);
+    /* The one deviation: NVIDIA lets the memset write (its "READ_ONLY memset visible: yes");
+     * vmgpu refuses it, and the bytes and the context stay as they were. */
+    EXPECT(cuMemsetD32(p, 0x5a5a5a5a, 4), CUDA_ERROR_INVALID_VALUE);
+    OK(cuCtxSynchronize());
+    uint32_t back[4] = {0};
+    OK(cuMemcpyDtoH(back, p, sizeof back));
+    CHECK(memcmp(back, pattern, sizeof back) == 0);
+    /* The refused unregister leaves it mapped, with the same pointer. */
+    EXPECT(cuGraphicsUnregisterResource(r1), CUDA_ERROR_ALREADY_MAPPED);
+    CUdeviceptr p_after = 0;
+    OK(cuGraphicsResourceGetMappedPointer(&p_after, &sz, r1));
+    CHECK(p_after == p);
+    EXPECT(cuGraphicsMapResources(1, &r1, 0), CUDA_ERROR_ALREADY_MAPPED);
+    OK(cuGraphicsUnmapResources(1, &r1, 0));
+    OK(cuGraphicsUnregisterResource(r2));
+    /* NVIDIA: SIGSEGV. vmgpu: the registration refused before is an ordinary unmapped one. */
+    OK(cuGraphicsUnregisterResource(r1));
+    GOK(vgfxDestroyBuffer(buf));  /* IN_USE if either registration were left */
+
+    OK(cuGraphicsMapResources(1, &rt, 0));
+    EXPECT(cuGraphicsResourceGetMappedPointer(&p, &sz, rt), CUDA_ERROR_NOT_MAPPED_AS_POINTER);
+    OK(cuGraphicsSubResourceGetMappedArray(&a, rt, 0, 8));
+    EXPECT(cuGraphicsSubResourceGetMappedArray(&a, rt, 0, 9), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphicsSubResourceGetMappedArray(&a, rt, 1, 0), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphicsSubResourceGetMappedArray(NULL, rt, 0, 0), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphicsResourceGetMappedMipmappedArray(NULL, rt), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphicsSubResourceGetMappedArray(&a, rt, 0, 0));
+    CUDA_ARRAY3D_DESCRIPTOR ad;
+    memset(&ad, 0xff, sizeof ad);
+    OK(cuArray3DGetDescriptor(&ad, a));
+    CHECK(ad.Width == 256 && ad.Height == 256 && ad.Depth == 0 && ad.Format == CU_AD_FORMAT_UNSIGNED_INT8 &&
+          ad.NumChannels == 4 && ad.Flags == CUDA_ARRAY3D_SURFACE_LDST);
+    CUarray a2 = NULL;
+    OK(cuGraphicsSubResourceGetMappedArray(&a2, rt, 0, 0));
+    CHECK(a2 == a);
+    OK(cuGraphicsResourceGetMappedMipmappedArray(&m, rt));
+    OK(cuGraphicsUnmapResources(1, &rt, 0));
+    EXPECT(cuGraphicsUnmapResources(1, &rt, 0), CUDA_ERROR_NOT_MAPPED);
+    OK(cuGraphicsUnregisterResource(rt));
+    /* NVIDIA: SIGSEGV. vmgpu looks the handle up and finds no live registration. */
+    EXPECT(cuGraphicsUnregisterResource(rt), CUDA_ERROR_INVALID_HANDLE);
+
+    CUgraphicsResource rd = NULL;
+    OK(cuGraphicsVgfxRegisterImage(&rd, tex, 0));
+    OK(cuGraphicsMapResources(1, &rd, 0));
+    OK(cuGraphicsSubResourceGetMappedArray(&a, rd, 0, 0));
+    OK(cuArrayDestroy(a));
+    CUarray a3 = NULL;
+    OK(cuGraphicsSubResourceGetMappedArray(&a3, rd, 0, 0));
+    CHECK(a3 == a);
+    OK(cuGraphicsUnmapResources(1, &rd, 0));
+    /* NVIDIA: SIGSEGV. vmgpu never freed the view, so the unregister is an ordinary one. */
+    OK(cuGraphicsUnregisterResource(rd));
+    GOK(vgfxDestroyImage(tex));  /* IN_USE if a registration were left */
+}
+
 static void case_errors(void)
 {
     NOTE("every cuGraphics* error of the seed page; vgfx works before cuInit");
@@ -213,6 +302,7 @@ static void case_errors(void)
     OK(cuGraphicsUnregisterResource(r2));
     GOK(vgfxDestroyBuffer(buf));
     GOK(vgfxDestroyImage(img));
+    probe_cases();
     /* Without a current context. */
     CUcontext popped;
     OK(cuCtxPopCurrent(&popped));
