@@ -17,12 +17,24 @@ endforeach()
 set(VMGPU_VERILATOR_ARGS -Wall -Wno-fatal --x-assign fast --x-initial fast -O3
     -I${VMGPU_RTL_DIR}/generated)
 
+# Parameter overrides of vmgpu_top for the simulated device and for every RTL test verilating
+# vmgpu_top. Empty by default. "MEM_RSP_REG=1;MEM_ARB_REG=1" gives the board's fabric timing,
+# to run the whole test suite against it (tests that check exact cycle counts then fail).
+set(VMGPU_TOP_PARAMS "" CACHE STRING "vmgpu_top parameter overrides (NAME=VALUE;...) for the sim and RTL tests")
+set(VMGPU_TOP_GARGS "")
+foreach(p ${VMGPU_TOP_PARAMS})
+  list(APPEND VMGPU_TOP_GARGS -G${p})
+endforeach()
+
 function(vmgpu_rtl_test name)
   cmake_parse_arguments(T "" "TOP;TB" "SOURCES;PARAMS;ARGS" ${ARGN})
   if(NOT T_SOURCES)
     set(T_SOURCES ${VMGPU_RTL_SOURCES})
   endif()
   set(gargs "")
+  if(T_TOP STREQUAL "vmgpu_top")
+    set(gargs ${VMGPU_TOP_GARGS})
+  endif()
   foreach(p ${T_PARAMS})
     list(APPEND gargs -G${p})
   endforeach()

@@ -9,10 +9,22 @@ module mem_fabric #(
   parameter integer NM        = 5,          // number of masters
   parameter integer MEM_BYTES = 16777216,   // device memory bytes (power of two)
   parameter integer HOST_OUTSTANDING = 8,   // host-port reads in flight at most (power of two)
-  // 1: device-memory read data is registered once more before it goes to the masters, so a
-  // read answers two cycles after its grant instead of one. Block RAM's clock-to-output time
-  // is a large part of a cycle on an FPGA; with the stage no master's logic follows it directly.
+  // 1: responses come from flip-flops. Device-memory read data is registered once more before
+  // it goes to the masters, so a read answers two cycles after its grant instead of one (block
+  // RAM's clock-to-output time is a large part of a cycle on an FPGA); a host-port response is
+  // registered once, with its master already decoded from the tag FIFO, so it reaches its
+  // master one cycle after the host port gave it. No master's logic then follows block RAM, the
+  // tag FIFO's read or the host port directly.
   parameter integer RSP_REG   = 0,
+  // 1: the arbitration is registered. Each target's grant for the next cycle is decided from
+  // this cycle's requests and held in flip-flops, so m_*_ready_o come from flip-flops (gated
+  // only by the master's own valid and the host port's ready) and no master's next-state logic
+  // follows the six-way priority search. A request raised in a cycle when its target's grant
+  // sits elsewhere is served one cycle later than with ARB_REG 0; a grant stays where it was
+  // while nobody else waits (parking), so a master streaming alone is served every cycle.
+  // Masters still waiting take turns ahead of the master that was just served, so no master
+  // starves another (with ARB_REG 0 a stream of a higher-priority master holds lower ones off).
+  parameter integer ARB_REG   = 0,
   parameter integer AW        = $clog2(MEM_BYTES / 4)  // device word-address width (derived)
 ) (
   input  wire             clk_i,
@@ -61,16 +73,15 @@ module mem_fabric #(
   // Device-read response: one cycle after the grant (two with RSP_REG).
   reg          dev_rsp_valid_q;
   reg [MW-1:0] dev_rsp_master_q;
-  reg          dev_rsp2_valid_q;   // the RSP_REG stage
-  reg [MW-1:0] dev_rsp2_master_q;
   reg [31:0]   dev_rsp2_data_q;
-  wire          dev_out_valid  = (RSP_REG != 0) ? dev_rsp2_valid_q  : dev_rsp_valid_q;
-  wire [MW-1:0] dev_out_master = (RSP_REG != 0) ? dev_rsp2_master_q : dev_rsp_master_q;
   wire [31:0]   dev_out_data   = (RSP_REG != 0) ? dev_rsp2_data_q   : dm_rd_data_i;
-  // With RSP_REG a device read is still on its way for one cycle after the memory answered;
-  // the same master's host read must not start then, or a fast host answer could arrive in the
-  // cycle of the device answer (one response bus per master).
-  reg [NM-1:0] dev_in_flight;
+  // The RSP_REG stage's outputs per master (one-hot): a device answer, a host answer.
+  reg [NM-1:0] dev_rsp2_oh_q, host_rsp2_oh_q;
+  reg [31:0]   host_rsp2_data_q;
+  // One response bus per master: a device answer and a host answer never meet at one master.
+  // A master's device read waits until its host reads have answered (host_pending), and a host
+  // answer comes at least one cycle after its request, which follows the master's device read
+  // (RSP_REG adds one cycle to both paths).
 
   integer i;
   reg          dev_rd_found, dev_wr_found, host_wr_found, host_rd_found;
@@ -92,11 +103,17 @@ module mem_fabric #(
   always @(*) begin
     for (i = 0; i < NM; i = i + 1) begin
       host_pending[i] = host_pend_q[i];
-      dev_in_flight[i] = (RSP_REG != 0) && dev_rsp_valid_q && (dev_rsp_master_q == i[MW-1:0]);
     end
   end
 
-  // Priority picks, lowest index first.
+  // Registered arbitration (ARB_REG 1): each target's grant for this cycle, as a master index
+  // and one-hot. The host port has one grant, for a write or for a read.
+  reg          drd_v_q, dwr_v_q, hst_v_q, hst_we_q;
+  reg [MW-1:0] drd_sel_q, dwr_sel_q, hst_sel_q;
+  reg [NM-1:0] drd_oh_q, dwr_oh_q, hwr_oh_q, hrd_oh_q;
+  reg          tag_near_q;  // the tag FIFO holds HOST_OUTSTANDING - 1 reads
+
+  // Priority picks, lowest index first (ARB_REG 0), or this cycle's registered grants (1).
   always @(*) begin
     dev_rd_found = 1'b0;  dev_rd_sel = {MW{1'b0}};
     dev_wr_found = 1'b0;  dev_wr_sel = {MW{1'b0}};
@@ -106,7 +123,7 @@ module mem_fabric #(
       if (m_rd_valid_i[i] && !m_rd_host_i[i] && !host_pending[i]) begin
         dev_rd_found = 1'b1; dev_rd_sel = i[MW-1:0];
       end
-      if (m_rd_valid_i[i] && m_rd_host_i[i] && !dev_in_flight[i]) begin
+      if (m_rd_valid_i[i] && m_rd_host_i[i]) begin
         host_rd_found = 1'b1; host_rd_sel = i[MW-1:0];
       end
       if (m_wr_valid_i[i] && !m_wr_host_i[i]) begin
@@ -116,19 +133,94 @@ module mem_fabric #(
         host_wr_found = 1'b1; host_wr_sel = i[MW-1:0];
       end
     end
+    if (ARB_REG != 0) begin
+      // The grant was decided last cycle; it takes effect if its master still asks for that
+      // target. (The decision made sure of the rules below: tag-FIFO room, host reads.)
+      dev_rd_found  = drd_v_q && m_rd_valid_i[drd_sel_q] && !m_rd_host_i[drd_sel_q];
+      dev_rd_sel    = drd_sel_q;
+      dev_wr_found  = dwr_v_q && m_wr_valid_i[dwr_sel_q] && !m_wr_host_i[dwr_sel_q];
+      dev_wr_sel    = dwr_sel_q;
+      host_wr_found = hst_v_q && hst_we_q && m_wr_valid_i[hst_sel_q] && m_wr_host_i[hst_sel_q];
+      host_wr_sel   = hst_sel_q;
+      // A master's host read never overtakes its own host write raised beside it.
+      host_rd_found = hst_v_q && !hst_we_q && m_rd_valid_i[hst_sel_q] && m_rd_host_i[hst_sel_q] &&
+                      !(m_wr_valid_i[hst_sel_q] && m_wr_host_i[hst_sel_q]);
+      host_rd_sel   = hst_sel_q;
+    end
     // One host-port request per cycle; writes first so that a master's write is never
     // overtaken by its own later read. Reads also need room in the tag FIFO.
     host_wr_go = host_wr_found && host_req_ready_i;
     host_rd_go = !host_wr_found && host_rd_found && host_req_ready_i && !tag_full_q;
   end
 
+  // ARB_REG 1: next cycle's grants, from this cycle's requests. A request waits if it is not
+  // being accepted now; waiting requests are served round robin, starting after the master the
+  // target serves now; with nobody waiting the grant stays (a master streaming alone is served
+  // every cycle). The rules of ARB_REG 0 hold one cycle ahead, conservatively: a device read
+  // needs no host read of its master in flight (nor one accepted now), a host read needs room
+  // in the tag FIFO after this cycle's read.
+  reg [NM-1:0] drd_wait, dwr_wait, hwr_wait, hrd_wait;
+  reg          host_room, drd_keep, hst_keep;
+  reg          drd_v_d, dwr_v_d, hst_v_d, hst_we_d;
+  reg [MW-1:0] drd_sel_d, dwr_sel_d, hst_sel_d;
+  reg [MW:0]   pick_drd, pick_dwr, pick_hwr, pick_hrd;
+
+  // Round robin: the first set bit of v after position last, wrapping; {found, index}.
+  function automatic [MW:0] rr_pick(input [NM-1:0] v, input [MW-1:0] last);
+    integer k, idx;
+    begin
+      rr_pick = {1'b0, {MW{1'b0}}};
+      for (k = NM; k >= 1; k = k - 1) begin
+        idx = {{(32-MW){1'b0}}, last} + k;
+        if (idx >= NM) idx = idx - NM;
+        if (v[idx]) rr_pick = {1'b1, idx[MW-1:0]};
+      end
+    end
+  endfunction
+
+  always @(*) begin
+    drd_wait  = m_rd_valid_i & ~m_rd_host_i & ~drd_oh_q & ~host_pend_q;
+    dwr_wait  = m_wr_valid_i & ~m_wr_host_i & ~dwr_oh_q;
+    hwr_wait  = m_wr_valid_i &  m_wr_host_i & ~(hwr_oh_q & {NM{host_req_ready_i}});
+    hrd_wait  = m_rd_valid_i &  m_rd_host_i & ~(hrd_oh_q & {NM{host_req_ready_i}} &
+                                                 ~(m_wr_valid_i & m_wr_host_i));
+    host_room = !tag_full_q && !(host_rd_go && tag_near_q);
+    pick_drd  = rr_pick(drd_wait, drd_sel_q);
+    pick_dwr  = rr_pick(dwr_wait, dwr_sel_q);
+    pick_hwr  = rr_pick(hwr_wait, hst_sel_q);
+    pick_hrd  = rr_pick(hrd_wait, hst_sel_q);
+    drd_keep  = drd_v_q && !host_pend_q[drd_sel_q] && !(host_rd_go && host_rd_sel == drd_sel_q);
+    hst_keep  = hst_v_q && (hst_we_q || host_room);
+
+    drd_v_d = pick_drd[MW] || drd_keep;
+    drd_sel_d = pick_drd[MW] ? pick_drd[MW-1:0] : drd_sel_q;
+    dwr_v_d = pick_dwr[MW] || dwr_v_q;
+    dwr_sel_d = pick_dwr[MW] ? pick_dwr[MW-1:0] : dwr_sel_q;
+    if (pick_hwr[MW]) begin
+      hst_v_d = 1'b1; hst_we_d = 1'b1; hst_sel_d = pick_hwr[MW-1:0];
+    end else if (pick_hrd[MW] && host_room) begin
+      hst_v_d = 1'b1; hst_we_d = 1'b0; hst_sel_d = pick_hrd[MW-1:0];
+    end else begin
+      hst_v_d = hst_keep; hst_we_d = hst_we_q; hst_sel_d = hst_sel_q;
+    end
+  end
+
   always @(*) begin
     m_rd_ready_o = {NM{1'b0}};
     m_wr_ready_o = {NM{1'b0}};
-    if (dev_rd_found) m_rd_ready_o[dev_rd_sel] = 1'b1;
-    if (host_rd_go)   m_rd_ready_o[host_rd_sel] = 1'b1;
-    if (dev_wr_found) m_wr_ready_o[dev_wr_sel] = 1'b1;
-    if (host_wr_go)   m_wr_ready_o[host_wr_sel] = 1'b1;
+    if (ARB_REG != 0) begin
+      // From the one-hot grant flip-flops, the master's own request and the host port's ready.
+      m_rd_ready_o = m_rd_valid_i & ((drd_oh_q & ~m_rd_host_i) |
+                                     (hrd_oh_q & m_rd_host_i & {NM{host_req_ready_i}} &
+                                      ~(m_wr_valid_i & m_wr_host_i)));
+      m_wr_ready_o = m_wr_valid_i & ((dwr_oh_q & ~m_wr_host_i) |
+                                     (hwr_oh_q & m_wr_host_i & {NM{host_req_ready_i}}));
+    end else begin
+      if (dev_rd_found) m_rd_ready_o[dev_rd_sel] = 1'b1;
+      if (host_rd_go)   m_rd_ready_o[host_rd_sel] = 1'b1;
+      if (dev_wr_found) m_wr_ready_o[dev_wr_sel] = 1'b1;
+      if (host_wr_go)   m_wr_ready_o[host_wr_sel] = 1'b1;
+    end
 
     dm_rd_en_o   = dev_rd_found;
     dm_rd_addr_o = m_rd_addr_i[32*dev_rd_sel + 2 +: AW];
@@ -149,12 +241,16 @@ module mem_fabric #(
   always @(*) begin
     m_rsp_valid_o = {NM{1'b0}};
     m_rsp_data_o  = {NM{dev_out_data}};
-    for (i = 0; i < NM; i = i + 1) begin
+    if (RSP_REG != 0) begin
+      m_rsp_valid_o = dev_rsp2_oh_q | host_rsp2_oh_q;
+      for (i = 0; i < NM; i = i + 1)
+        if (host_rsp2_oh_q[i]) m_rsp_data_o[32*i +: 32] = host_rsp2_data_q;
+    end else for (i = 0; i < NM; i = i + 1) begin
       if (host_rsp_valid_i && tag_count_q != 0 && host_rsp_master == i[MW-1:0]) begin
         m_rsp_valid_o[i] = 1'b1;
         m_rsp_data_o[32*i +: 32] = host_rsp_data_i;
       end
-      if (dev_out_valid && dev_out_master == i[MW-1:0]) m_rsp_valid_o[i] = 1'b1;
+      if (dev_rsp_valid_q && dev_rsp_master_q == i[MW-1:0]) m_rsp_valid_o[i] = 1'b1;
     end
   end
 
@@ -168,26 +264,36 @@ module mem_fabric #(
                          - {{HW{1'b0}}, host_rsp_pop && host_rsp_master == i[MW-1:0]};
   end
 
-  // Data of the RSP_REG stage: no reset needed, dev_rsp2_valid_q qualifies it.
-  always @(posedge clk_i) dev_rsp2_data_q <= dm_rd_data_i;
+  // Data of the RSP_REG stage: no reset needed, the one-hot valids qualify it.
+  always @(posedge clk_i) begin
+    dev_rsp2_data_q  <= dm_rd_data_i;
+    host_rsp2_data_q <= host_rsp_data_i;
+  end
 
   always @(posedge clk_i) begin
     if (!rst_ni) begin
       dev_rsp_valid_q  <= 1'b0;
       dev_rsp_master_q <= {MW{1'b0}};
-      dev_rsp2_valid_q  <= 1'b0;
-      dev_rsp2_master_q <= {MW{1'b0}};
+      dev_rsp2_oh_q     <= {NM{1'b0}};
+      host_rsp2_oh_q    <= {NM{1'b0}};
       tag_rd_q         <= {HW{1'b0}};
       tag_wr_q         <= {HW{1'b0}};
       tag_count_q      <= {(HW+1){1'b0}};
       tag_full_q       <= 1'b0;
+      tag_near_q       <= 1'b0;
       host_pend_q      <= {NM{1'b0}};
+      drd_v_q <= 1'b0; dwr_v_q <= 1'b0; hst_v_q <= 1'b0; hst_we_q <= 1'b0;
+      drd_sel_q <= {MW{1'b0}}; dwr_sel_q <= {MW{1'b0}}; hst_sel_q <= {MW{1'b0}};
+      drd_oh_q <= {NM{1'b0}}; dwr_oh_q <= {NM{1'b0}}; hwr_oh_q <= {NM{1'b0}};
+      hrd_oh_q <= {NM{1'b0}};
       for (m = 0; m < NM; m = m + 1) host_cnt_q[m] <= {(HW+1){1'b0}};
     end else begin
       dev_rsp_valid_q  <= dev_rd_found;
       dev_rsp_master_q <= dev_rd_sel;
-      dev_rsp2_valid_q  <= dev_rsp_valid_q;
-      dev_rsp2_master_q <= dev_rsp_master_q;
+      for (m = 0; m < NM; m = m + 1) begin
+        dev_rsp2_oh_q[m]  <= dev_rsp_valid_q && dev_rsp_master_q == m[MW-1:0];
+        host_rsp2_oh_q[m] <= host_rsp_pop && host_rsp_master == m[MW-1:0];
+      end
       if (host_rd_go) begin
         tag_q[tag_wr_q] <= host_rd_sel;
         tag_wr_q        <= tag_wr_q + 1'b1;
@@ -195,6 +301,18 @@ module mem_fabric #(
       if (host_rsp_pop) tag_rd_q <= tag_rd_q + 1'b1;
       tag_count_q <= tag_count_next;
       tag_full_q  <= (tag_count_next == HOST_FULL);
+      tag_near_q  <= (tag_count_next == HOST_FULL - 1'b1);
+      if (ARB_REG != 0) begin
+        drd_v_q <= drd_v_d; drd_sel_q <= drd_sel_d;
+        dwr_v_q <= dwr_v_d; dwr_sel_q <= dwr_sel_d;
+        hst_v_q <= hst_v_d; hst_we_q <= hst_we_d; hst_sel_q <= hst_sel_d;
+        for (m = 0; m < NM; m = m + 1) begin
+          drd_oh_q[m] <= drd_v_d && drd_sel_d == m[MW-1:0];
+          dwr_oh_q[m] <= dwr_v_d && dwr_sel_d == m[MW-1:0];
+          hwr_oh_q[m] <= hst_v_d && hst_we_d && hst_sel_d == m[MW-1:0];
+          hrd_oh_q[m] <= hst_v_d && !hst_we_d && hst_sel_d == m[MW-1:0];
+        end
+      end
       if (host_rd_go || host_rsp_pop) for (m = 0; m < NM; m = m + 1) begin
         host_cnt_q[m]  <= host_cnt_next[m];
         host_pend_q[m] <= (host_cnt_next[m] != {(HW+1){1'b0}});

@@ -7,6 +7,7 @@ module vmgpu_top #(
   parameter integer TLB_ENTRIES = 16,        // fully associative TLB entries
   parameter integer N_RINGS     = 2,         // command rings: 2 or 4
   parameter integer MEM_RSP_REG = 0,         // 1: device-memory reads answer a cycle later (FPGA timing)
+  parameter integer MEM_ARB_REG = 0,         // 1: the fabric's grants come from flip-flops (FPGA timing)
   parameter integer GFX_ENGINE  = 1          // 0: no graphics engine (CAPS.GFX reads 0, GFX_* commands are BAD_COMMAND)
 ) (
   input  wire        clk_i,
@@ -520,7 +521,8 @@ module vmgpu_top #(
   mem_fabric #(
     .NM        (NM),
     .MEM_BYTES (MEM_BYTES),
-    .RSP_REG   (MEM_RSP_REG)
+    .RSP_REG   (MEM_RSP_REG),
+    .ARB_REG   (MEM_ARB_REG)
   ) u_fabric (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),

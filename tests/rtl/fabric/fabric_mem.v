@@ -6,6 +6,7 @@ module fabric_mem #(
   parameter integer MEM_BYTES        = 4096,  // device memory bytes (power of two)
   parameter integer HOST_OUTSTANDING = 4,     // host-port reads in flight at most (power of two)
   parameter integer RSP_REG          = 0,     // mem_fabric's registered device-read stage
+  parameter integer ARB_REG          = 0,     // mem_fabric's registered arbitration
   parameter integer AW               = $clog2(MEM_BYTES / 4)  // word-address width (derived)
 ) (
   input  wire             clk_i,
@@ -42,7 +43,8 @@ module fabric_mem #(
     .NM               (NM),
     .MEM_BYTES        (MEM_BYTES),
     .HOST_OUTSTANDING (HOST_OUTSTANDING),
-    .RSP_REG          (RSP_REG)
+    .RSP_REG          (RSP_REG),
+    .ARB_REG          (ARB_REG)
   ) u_fabric (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
