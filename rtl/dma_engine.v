@@ -108,12 +108,21 @@ module dma_engine #(
   reg        fault_write_q;
   reg [3:0]  fault_reason_q;
 
-  // Chunk length: up to the end of the row and of the source and destination pages.
+  // Chunk length: up to the end of the row and of the source and destination pages. Computed
+  // from the chunk's start and registered: the chunk is queued two or more cycles after its
+  // start was set (a translation lies between), and the compare/min/add chain from cur_*_q
+  // back into cur_*_q did not fit a 20 ns cycle on the ECP5.
   wire [LEN_W-1:0] src_room = 13'h1000 - {1'b0, cur_src_q[11:0]};
   wire [LEN_W-1:0] dst_room = 13'h1000 - {1'b0, cur_dst_q[11:0]};
   wire [LEN_W-1:0] page_len = (!fill_q && src_room < dst_room) ? src_room : dst_room;
-  wire             row_ends = row_left_q <= {{(32-LEN_W){1'b0}}, page_len};
-  wire [LEN_W-1:0] chunk_len = row_ends ? row_left_q[LEN_W-1:0] : page_len;
+  wire             row_ends_d  = row_left_q <= {{(32-LEN_W){1'b0}}, page_len};
+  wire [LEN_W-1:0] chunk_len_d = row_ends_d ? row_left_q[LEN_W-1:0] : page_len;
+  reg              row_ends;
+  reg  [LEN_W-1:0] chunk_len;
+  always @(posedge clk_i) begin
+    row_ends  <= row_ends_d;
+    chunk_len <= chunk_len_d;
+  end
 
   // ---------------------------------------------------------------------------------------------
   // Chunk queues (two entries each; both are pushed together, the read one only for copies).
