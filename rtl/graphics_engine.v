@@ -157,8 +157,10 @@ module graphics_engine (
   // Registered at the start (the operand is held for the whole command): computed every cycle
   // it put a carry chain in front of the column compare and the read address adder.
   reg  [15:0] src_w_last_q;
-  wire [15:0] src_w_last = src_w_last_q;
-  wire        x_clamp  = sx_q == src_w_last;
+  // sx == src_w - 1, kept in a flip-flop beside sx (updated where sx is): the compare fed the
+  // read address adder's carry-in, ahead of the page-tag compare and the read issue.
+  reg         x_clamp_q;
+  wire        x_clamp  = x_clamp_q;
   wire        y_clamp  = sy_inc == src_h;   // mipgen: the cursor is on the last row
 
   // ---- addresses: row base + column, the +1 column of mipgen's second read as carry in ----
@@ -227,9 +229,11 @@ module graphics_engine (
   always @(posedge clk_i) begin
     if (!rst_ni || start || row_next) begin
       dx_q <= 16'd0; sx_q <= 16'd0; rx_q <= 17'd0; k_q <= 2'd0;
+      x_clamp_q <= src_w == 16'd1;  // sx back to 0 (src_w is held for the whole command)
     end else begin
       if (wr_fire) dx_q <= dx_inc;
       if (sx_en)   sx_q <= sx_inc;
+      if (sx_en)   x_clamp_q <= sx_inc == src_w_last_q;
       if (rx_en)   rx_q <= bx[16:0];
       if (rd_go && is_mip) k_q <= k_q + 2'd1;
     end
@@ -280,11 +284,15 @@ module graphics_engine (
       s1_tag_q <= rva[31:12]; s1_frame_q <= tr_rsp_pa_i[31:12]; s1_host_q <= tr_rsp_host_i;
     end
     if (mem_rsp_valid_i) rsp_q <= mem_rsp_data_i;
-    if (rd_go) begin
+    // The request payloads load whenever their slot is free, not only on rd_go / wr_fire: when
+    // nothing is issued the slot's valid is low and the payload is not looked at, and the
+    // issue conditions (page-tag compares behind address adders) then drive one flip-flop's
+    // input each instead of the clock enables of every payload bit (board timing).
+    if (rd_free) begin
       rd_addr_q <= {s_frame, rva[11:2]};
       rd_host_q <= s_host;
     end
-    if (wr_fire) begin
+    if (wr_free) begin
       wr_addr_q <= {d_frame_q, dva[11:2]};
       wr_host_q <= d_host_q;
       wr_data_q <= out_pix;
