@@ -38,6 +38,9 @@ DEVIATIONS = {
                       "CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED is 0, so NOT_SUPPORTED",
     "array3d 3D 8192 wide": "vmgpu's array limits are those of the compute capability it reports (5.0: "
                             "3D arrays up to 4096 per dimension); the H100 (9.0) allows 16384",
+    "array3d BC1 4 channels": "vmgpu has no texture units and so no block-compressed (BCn) arrays: "
+                              "NOT_SUPPORTED for a BCn format with its channel count (the wrong count "
+                              "is INVALID_VALUE on both)",
     "array3d 2D 1 TiB": "the array needs 64 GiB (65536 x 65536 float4); vmgpu's device has 16 MiB of "
                         "memory and 32-bit addresses: OUT_OF_MEMORY",
 }
