@@ -155,16 +155,24 @@ module command_processor #(
 
   // Only looked at while no command runs (picking the next one, and idle_o), so it is not
   // computed otherwise: that keeps the simulated model cheap while an engine streams.
+  // The pick uses nonempty_q, HEAD != TAIL one cycle late (the 32-bit compares ahead of the
+  // round robin were the board's critical path). Late means a ring may be picked a cycle after
+  // it emptied (HEAD moved at a command's end or by a RESET): S_START sees HEAD == TAIL then and
+  // goes back to S_IDLE. idle_o and ring_busy_o use the exact compare.
   integer r;
-  reg [N_RINGS-1:0] runnable;
+  reg [N_RINGS-1:0] runnable, runnable_pick, nonempty_q;
   always @(*) begin
     runnable = {N_RINGS{1'b0}};
+    runnable_pick = {N_RINGS{1'b0}};
     for (r = 0; r < N_RINGS; r = r + 1) begin
       ring_busy_o[r] = (head_q[r] != tail_q[r]) || (state_q != S_IDLE && cur_q == r[RW-1:0]);
-      if (state_q == S_IDLE)
+      if (state_q == S_IDLE) begin
         runnable[r] = enable_q[r] && !faulted_q[r] &&
                     (head_q[r] != tail_q[r]) &&
                     (!waiting_q[r] || fence_reached_q[r]);
+        runnable_pick[r] = enable_q[r] && !faulted_q[r] && nonempty_q[r] &&
+                           (!waiting_q[r] || fence_reached_q[r]);
+      end
     end
   end
   assign ring_fault_o = faulted_q;
@@ -178,7 +186,7 @@ module command_processor #(
     pick_found = 1'b0;
     pick = {RW{1'b0}};
     for (k = N_RINGS; k >= 1; k = k - 1) begin
-      if (runnable[last_q + k[RW-1:0]]) begin
+      if (runnable_pick[last_q + k[RW-1:0]]) begin
         pick_found = 1'b1;
         pick = last_q + k[RW-1:0];
       end
@@ -356,7 +364,7 @@ module command_processor #(
       enable_q <= 0; faulted_q <= 0; waiting_q <= 0; ctx_valid_q <= 0; reset_seen_q <= 0;
       state_q <= S_IDLE; cur_q <= 0; last_q <= 0;
       cmd_head_q <= 0; cmd_base_q <= 0; hdr_ok_q <= 0; op_q <= 0; len_q <= 0; flags_q <= 0;
-      fence_reached_q <= 0; ring_ok_q <= 0;
+      fence_reached_q <= 0; ring_ok_q <= 0; nonempty_q <= 0;
       rd_issued_q <= 0; rd_got_q <= 0; nargs_q <= 0;
       wr_count_q <= 0; wr_addr_q <= 0; wr_data_q <= 0; wr_inc_q <= 0; imm_k_q <= 0; ts_hi_q <= 0;
       mem_rd_valid_o <= 1'b0; mem_rd_addr_o <= 0;
@@ -381,6 +389,7 @@ module command_processor #(
           fence_reached_q[rq] <= reached(fence_q[wait_ring_q[rq][RW-1:0]], wait_val_q[rq]);
         // Only S_START reads ring_ok_q, right after the S_IDLE cycle that picked the ring.
         if (state_q == S_IDLE) ring_ok_q[rq] <= ring_ok(base_q[rq], size_q[rq]);
+        nonempty_q[rq] <= head_q[rq] != tail_q[rq];
       end
 
       case (state_q)
@@ -400,7 +409,9 @@ module command_processor #(
         // ring_ok_q was computed in the S_IDLE cycle that picked this ring (same values the
         // check would have seen there), cmd_base_q/cmd_head_q were latched then too.
         S_START: begin
-          if (!ring_ok_q[cur_q]) begin
+          if (cmd_head_q == tail_q[cur_q]) begin
+            state_q <= S_IDLE;  // picked on a late nonempty_q: the ring had emptied
+          end else if (!ring_ok_q[cur_q]) begin
             op_q <= OP_NOP; len_q <= 8'd0;
             state_q <= S_FAULT;
             fault_va_q[cur_q] <= cmd_base_q;
