@@ -357,7 +357,8 @@ static int xfer(bridge *b, uint8_t type, const uint8_t *payload, size_t len, siz
     unsigned wait = line_ms(b, n + ans_len + BRIDGE_OVERHEAD) + b->cfg.extra_ms;
     b->base.round_trips++;
     unsigned busy_tries = 0; /* waits the device filled with its own requests */
-    for (unsigned t = 0; t < b->cfg.tries; ++t) {
+    unsigned silent = 0;     /* silent waits since the device last showed it is alive */
+    for (unsigned t = 0; silent < b->cfg.tries; ++t) {
         if (t) {
             ++b->st.resends;
             b->clean_run = 0;
@@ -384,9 +385,12 @@ static int xfer(bridge *b, uint8_t type, const uint8_t *payload, size_t len, siz
                     memmove(b->rx, b->rx + 1, --b->nrx);
                     ++b->st.frames_dropped;
                 }
-                /* A device that talks is alive: a wait it filled with its own requests does
-                 * not count as a try (bounded all the same). */
-                if (served && ++busy_tries < 100000) --t;
+                /* A device that talks is alive: a wait it filled with its own requests starts
+                 * the count of silent waits again (bounded all the same). Only the tries since
+                 * then count: during a long host-port transfer, short stalls of a loaded peer
+                 * would otherwise add up to a "dead link" while it is working. */
+                if (served && ++busy_tries < 100000) silent = 0;
+                else ++silent;
                 break;
             }
             if (rc < 0) {

@@ -42,6 +42,8 @@ struct fake_bridge {
     fframe pend[MAXPEND];
     unsigned npend;
     fake_bridge_stats st;
+    int stall_armed;     /* fake_bridge_stall_on_write */
+    uint32_t stall_off;
 };
 
 static uint16_t crc_bitwise(const uint8_t *p, size_t n) {
@@ -110,6 +112,18 @@ static void pump(fake_bridge *f, int wait_ms) {
     if (k == 0) f->stop = 1;
 }
 
+/* Whether a whole, CRC-correct frame waits in the receive buffer (nothing consumed). */
+static int frame_ready(const fake_bridge *f) {
+    for (size_t i = 0; i + 6 <= f->nrx; ++i) {
+        if (f->rx[i] != 0xA5 || f->rx[i + 1] != 0x5A) continue;
+        unsigned len = f->rx[i + 4] | (unsigned)f->rx[i + 5] << 8;
+        if (len > MAXLEN || f->nrx - i < len + 8) continue;
+        if ((f->rx[i + 6 + len] | f->rx[i + 7 + len] << 8) == crc_bitwise(f->rx + i + 2, 4 + len))
+            return 1;
+    }
+    return 0;
+}
+
 static int next_frame(fake_bridge *f, fframe *fr) {
     size_t i = 0;
     int got = 0;
@@ -136,6 +150,12 @@ static int next_frame(fake_bridge *f, fframe *fr) {
     return got;
 }
 
+/* A PC request that arrives while the bridge is busy (waiting for a host-port answer) is held
+ * until the bridge is free; a full queue drops it, like a loss on the line. */
+static void hold_back(fake_bridge *f, const fframe *fr) {
+    if (!(fr->type & 0xC0) && f->npend < MAXPEND) f->pend[f->npend++] = *fr;
+}
+
 /* A PC request: answered from the stored copy when its SEQ is the last one executed. */
 static void execute(fake_bridge *f, const fframe *r) {
     if (f->have_last && r->seq == f->last_seq) {
@@ -145,6 +165,23 @@ static void execute(fake_bridge *f, const fframe *r) {
         ssize_t ignored = write(f->fd, f->last_ans, f->last_len);
         (void)ignored;
         return;
+    }
+    pthread_mutex_lock(&f->mu);
+    int stall = f->stall_armed && r->type == 0x02 && r->len >= 2 &&
+                (r->p[0] | (unsigned)r->p[1] << 8) == f->stall_off;
+    if (stall) f->stall_armed = 0;
+    pthread_mutex_unlock(&f->mu);
+    if (stall) {
+        uint64_t give_up = ms() + 2000;
+        int resent = 0;
+        while (!resent && !f->stop && ms() < give_up) {
+            pump(f, 1);
+            fframe fr;
+            while (next_frame(f, &fr)) {
+                if (fr.seq == r->seq && fr.type == r->type) resent = 1;
+                hold_back(f, &fr);
+            }
+        }
     }
     uint8_t a[4 + 4 * 256 + 4];
     unsigned alen = 1;
@@ -189,6 +226,10 @@ static void execute(fake_bridge *f, const fframe *r) {
     f->have_last = 1;
     f->last_seq = r->seq;
     send_frame(f, r->seq, (uint8_t)(r->type | 0x80), a, alen, f->last_ans, &f->last_len);
+    if (stall) {
+        uint64_t give_up = ms() + 2000;
+        while (!frame_ready(f) && !f->stop && ms() < give_up) pump(f, 1);
+    }
 }
 
 static void handle(fake_bridge *f, const fframe *fr) {
@@ -231,7 +272,7 @@ static int host_fn(void *user, uint32_t haddr, int write, uint32_t *data, unsign
                 pthread_mutex_unlock(&f->mu);
                 return 0;
             }
-            if (!(fr.type & 0xC0) && f->npend < MAXPEND) f->pend[f->npend++] = fr;
+            hold_back(f, &fr);
         }
     }
     return -1;
@@ -243,14 +284,22 @@ static void *run(void *arg) {
     while (!f->stop) {
         pump(f, busy || f->npend ? 0 : 2);
         if (f->dead) continue;
-        fframe fr;
-        while (f->npend) {
-            fframe q = f->pend[0];
-            memmove(f->pend, f->pend + 1, (f->npend - 1) * sizeof *f->pend);
-            f->npend--;
-            handle(f, &q);
+        /* Strictly in arrival order. A request's CSR access clocks the model, so a host-port
+         * wait can run inside it and hold back frames that came meanwhile (a resend of this very
+         * request among them); those are older than anything still in rx. Handling rx first
+         * would run such a resend after the PC's next request, where its SEQ no longer matches
+         * the last one: a stale write executed again, after a newer one. */
+        for (;;) {
+            fframe fr;
+            if (f->npend) {
+                fr = f->pend[0];
+                memmove(f->pend, f->pend + 1, (f->npend - 1) * sizeof *f->pend);
+                f->npend--;
+            } else if (!next_frame(f, &fr)) {
+                break;
+            }
+            handle(f, &fr);
         }
-        while (next_frame(f, &fr)) handle(f, &fr);
         uint64_t ran = 0;
         vmgpu_run(f->sim, 2000, &ran);
         busy = ran > 0;
@@ -278,6 +327,13 @@ fake_bridge *fake_bridge_start(int fd, int dead) {
 void fake_bridge_stats_get(fake_bridge *f, fake_bridge_stats *out) {
     pthread_mutex_lock(&f->mu);
     *out = f->st;
+    pthread_mutex_unlock(&f->mu);
+}
+
+void fake_bridge_stall_on_write(fake_bridge *f, uint32_t off) {
+    pthread_mutex_lock(&f->mu);
+    f->stall_off = off;
+    f->stall_armed = 1;
     pthread_mutex_unlock(&f->mu);
 }
 

@@ -26,5 +26,15 @@ typedef struct fake_bridge_stats {
 } fake_bridge_stats;
 void fake_bridge_stats_get(fake_bridge *f, fake_bridge_stats *out);
 
+/*
+ * Test hook: the next WRITE request to register off (not a retry) finds the bridge busy, as if a
+ * host-port wait inside its CSR access outlasted the PC's time-out. Frames arriving meanwhile are
+ * held back exactly as during a host-port wait, until the PC's resend of that request is among
+ * them; then the request executes and is answered, and the bridge stalls again (a preempted
+ * thread) until the PC's next request sits whole in its receive buffer. Every wait is bounded
+ * (2 s). Deterministic: it waits for events, not for time.
+ */
+void fake_bridge_stall_on_write(fake_bridge *f, uint32_t off);
+
 void fake_bridge_stop(fake_bridge *f);
 #endif

@@ -12,6 +12,9 @@
  *               naming the device, the request and the tries; a closed peer: VMGPU_HAL_EIO
  *   faults      VMGPU_LINK_FAULTS flip/drop/dup at 1e-3 both ways: 64 KiB written and read
  *               back equal, no MEM_DATA word executed twice, host-port copies intact
+ *   stale_retry a request the PC resent while the bridge was busy inside it (test hook): the
+ *               held copy is answered from the store, never executed again after the PC's next
+ *               request (a register write and a memory burst land once, in order)
  *   serial_pty  VMGPU_DEVICE=serial:/dev/pts/N@3000000 through vmgpu_hal_open (termios2)
  *   crc         CRC-16/CCITT-FALSE check value and the fault-string parser
  *   sim_board   VMGPU_DEVICE=sim-board: the board RTL behind a pty; registers, a 16 KiB burst
@@ -327,6 +330,71 @@ static int t_faults(void) {
     return hal_summary("faults");
 }
 
+/*
+ * The interleaving a loaded machine produced once in bridge_faults, made on demand: the bridge is
+ * busy inside request n (a host-port wait in the middle of its CSR access) past the PC's
+ * time-out, so the PC's resend of n is held back in the bridge's queue; the bridge answers n, and
+ * the PC's request n+1 is already in the bridge's receive buffer when it looks again. Handled in
+ * arrival order, the held copy of n is a retry (answered from the store); handled after n+1, it
+ * no longer matches the last SEQ and runs a second time, after a newer write.
+ */
+static int t_stale_retry(void) {
+    setenv("VMGPU_HAL_QUIET", "1", 1);
+    char err[512];
+    vmgpu_hal *h = open_pair(0, NULL, err, sizeof err);
+    REQUIRE(h, "open: %s", err);
+    for (uint32_t round = 0; round < 4; ++round) {
+        fake_bridge_stats f0, f1;
+        fake_bridge_stats_get(g_fake, &f0);
+        uint32_t a = 0xA0000000u + round, bval = 0xB0000000u + round, v = 0;
+        fake_bridge_stall_on_write(g_fake, VMGPU_REG_SCRATCH);
+        int rc = vmgpu_reg_write(h, VMGPU_REG_SCRATCH, a);
+        rc |= vmgpu_reg_write(h, VMGPU_REG_SCRATCH, bval);
+        rc |= vmgpu_reg_read(h, VMGPU_REG_SCRATCH, &v);
+        fake_bridge_stats_get(g_fake, &f1);
+        CHECK(rc == 0 && v == bval, "round %u: SCRATCH 0x%08x after writing 0x%08x then 0x%08x "
+              "(rc %d)", round, v, a, bval, rc);
+        CHECK(f1.repeats > f0.repeats && f1.executed - f0.executed == 3,
+              "round %u: the held resend answered from the store (%llu repeats), 3 requests "
+              "executed (%llu)", round, (unsigned long long)(f1.repeats - f0.repeats),
+              (unsigned long long)(f1.executed - f0.executed));
+    }
+    /* The same with the MEM_ADDR write that starts a burst: run again after the first MEM_DATA
+     * frame, it would send the second frame's words over the first's. */
+    enum { N = 512 };
+    static uint32_t out[N], in[N];
+    for (uint32_t round = 0; round < 4; ++round) {
+        uint32_t pa = 0x30000u + round * 0x1000u;
+        for (int i = 0; i < N; ++i) out[i] = rnd();
+        fake_bridge_stats f0, f1;
+        fake_bridge_stats_get(g_fake, &f0);
+        fake_bridge_stall_on_write(g_fake, VMGPU_REG_MEM_ADDR);
+        int rc = vmgpu_mem_write(h, pa, out, N);
+        fake_bridge_stats_get(g_fake, &f1);
+        uint32_t addr = 0;
+        rc |= vmgpu_reg_read(h, VMGPU_REG_MEM_ADDR, &addr);
+        CHECK(rc == 0 && addr == pa + 4 * N, "round %u: MEM_ADDR 0x%x after %d words from 0x%x",
+              round, addr, N, pa);
+        CHECK(f1.mem_data_writes - f0.mem_data_writes == N && f1.repeats > f0.repeats,
+              "round %u: %llu MEM_DATA words executed for %d, %llu repeats", round,
+              (unsigned long long)(f1.mem_data_writes - f0.mem_data_writes), N,
+              (unsigned long long)(f1.repeats - f0.repeats));
+        memset(in, 0, sizeof in);
+        rc = vmgpu_mem_read(h, pa, in, N);
+        CHECK(rc == 0 && !memcmp(in, out, sizeof out), "round %u: %d words read back equal",
+              round, N);
+    }
+    bridge_stats st;
+    bridge_get_stats(h, &st);
+    CHECK(st.resends >= 8, "every stalled request was resent (%llu resends)",
+          (unsigned long long)st.resends);
+    printf("8 requests resent while the bridge was busy inside them: SCRATCH keeps the newer "
+           "write, bursts land once at their address (%llu resends, %llu stale answers)\n",
+           (unsigned long long)st.resends, (unsigned long long)st.stale_answers);
+    close_pair(h);
+    return hal_summary("stale_retry");
+}
+
 static int t_serial_pty(void) {
     int m = posix_openpt(O_RDWR | O_NOCTTY);
     REQUIRE(m >= 0 && !grantpt(m) && !unlockpt(m), "pty");
@@ -409,8 +477,10 @@ int main(int argc, char **argv) {
     if (!strcmp(c, "host_port")) return t_host_port();
     if (!strcmp(c, "dead_peer")) return t_dead_peer();
     if (!strcmp(c, "faults")) return t_faults();
+    if (!strcmp(c, "stale_retry")) return t_stale_retry();
     if (!strcmp(c, "serial_pty")) return t_serial_pty();
     if (!strcmp(c, "sim_board")) return t_sim_board();
-    printf("usage: %s crc|basic|bursts|host_port|dead_peer|faults|serial_pty\n", argv[0]);
+    printf("usage: %s crc|basic|bursts|host_port|dead_peer|faults|stale_retry|serial_pty\n",
+           argv[0]);
     return 2;
 }
