@@ -73,6 +73,9 @@ def main():
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                     help="top-level parameter overrides (e.g. MEM_BYTES=65536)")
     ap.add_argument("--seed", type=int, default=1, help="nextpnr placement seed")
+    ap.add_argument("--seeds", default=None, metavar="S1,S2,...",
+                    help="try these placement seeds in order and stop at the first whose result "
+                         "meets timing (each attempt's Fmax is printed); overrides --seed")
     ap.add_argument("--nolutram", action="store_true",
                     help="no distributed (LUT) RAM: small memories become flip-flops (the 25F's "
                          "placer finds no legal spot for some flip-flops next to LUT RAM)")
@@ -135,17 +138,30 @@ def main():
     run("yosys", [yosys, "-q", "-s", "synth.ys"], os.path.join(out, "yosys.log"), timings, out)
 
     # nextpnr is told to finish on a timing failure so that this script can report the figures
-    # and the critical path before failing.
-    run("nextpnr", [nextpnr, PART_ARGS[args.part], "--package", args.package,
-                    "--json", top_json, "--lpf", "board.lpf", "--textcfg", cfg,
-                    "--freq", f"{args.freq:g}", "--report", "nextpnr-report.json",
-                    "--seed", str(args.seed), "--placer", args.placer, "--timing-allow-fail"],
-        os.path.join(out, "nextpnr.log"), timings, out)
+    # and the critical path before failing. Placement is seeded: a design near its limit meets
+    # the clock with some seeds and misses it by a few percent with others, so --seeds tries
+    # several and keeps the first that meets it (the printed lines say which).
+    seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else [args.seed]
+    for n, seed in enumerate(seeds):
+        run("nextpnr", [nextpnr, PART_ARGS[args.part], "--package", args.package,
+                        "--json", top_json, "--lpf", "board.lpf", "--textcfg", cfg,
+                        "--freq", f"{args.freq:g}", "--report", "nextpnr-report.json",
+                        "--seed", str(seed), "--placer", args.placer, "--timing-allow-fail"],
+            os.path.join(out, "nextpnr.log"), timings, out)
+        with open(report_path) as f:
+            report = json.load(f)
+        met = bool(report.get("fmax")) and all(
+            v["achieved"] >= v["constraint"] for v in report["fmax"].values())
+        worst = min((v["achieved"] for v in report.get("fmax", {}).values()), default=0.0)
+        print(f"flow_seed {seed}: {worst:.2f} MHz {'meets' if met else 'misses'} "
+              f"{args.freq:g} MHz", flush=True)
+        if met:
+            break
+        if n + 1 < len(seeds):
+            shutil.copyfile(os.path.join(out, "nextpnr.log"),
+                            os.path.join(out, f"nextpnr-seed{seed}.log"))
     run("ecppack", [ecppack, "--compress", cfg, args.top + ".bit"],
         os.path.join(out, "ecppack.log"), timings, out)
-
-    with open(report_path) as f:
-        report = json.load(f)
     print(f"flow_part LFE5U-{args.part} {args.package}")
     for bel, u in sorted(report.get("utilization", {}).items()):
         if u.get("used", 0) or bel in ("TRELLIS_SLICE", "DP16KD", "MULT18X18D"):
