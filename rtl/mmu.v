@@ -9,9 +9,13 @@
 // one-cycle memory. An invalidation waits until no walk is in flight (requests are held off
 // meanwhile), so a walk that read a PTE before the invalidation cannot leave a stale entry.
 // ALL and ASID invalidations take one cycle in the TLB, a RANGE one TLB_ENTRIES cycles.
+// With REQ_REG 1 (the board build) an accepted request is registered first and looked up in
+// the next cycle, so every answer comes one cycle later: the TLB's compares then start from
+// flip-flops instead of from a requester's state through the port multiplexers.
 module mmu #(
   parameter MEM_BYTES = 16777216,  // device memory bytes, power of two
-  parameter TLB_ENTRIES = 16       // fully associative TLB entries, 2..64
+  parameter TLB_ENTRIES = 16,      // fully associative TLB entries, 2..64
+  parameter REQ_REG = 0            // 1: register the request before the TLB lookup (timing)
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -71,7 +75,8 @@ module mmu #(
   // ---------------------------------------------------------------- request acceptance
   wire walk_busy;
   reg  inv_pending_q;
-  wire idle = !walk_busy && !inv_pending_q;
+  reg  stage_v_q;  // REQ_REG: a request accepted last cycle is looked up now
+  wire idle = !walk_busy && !inv_pending_q && !stage_v_q;
 
   assign tr0_req_ready_o = idle;
   assign tr1_req_ready_o = idle && !tr0_req_valid_i;
@@ -101,11 +106,17 @@ module mmu #(
   reg         req_write_q;
   reg  [7:0]  req_asid_q;
 
+  // The lookup: the request accepted now (REQ_REG 0) or the one registered last cycle.
+  wire        lookup    = (REQ_REG != 0) ? stage_v_q : accept;
+  wire [31:0] lk_va     = (REQ_REG != 0) ? req_va_q : sel_va;
+  wire        lk_write  = (REQ_REG != 0) ? req_write_q : sel_write;
+  wire        lk_port   = (REQ_REG != 0) ? req_port_q : accept1;
+
   reg  [1:0]  inv_mode_q;
   reg  [7:0]  inv_asid_q;
   reg  [31:0] inv_va_q;
   reg  [31:0] inv_size_q;
-  wire        inv_apply = inv_pending_q && !walk_busy;
+  wire        inv_apply = inv_pending_q && !walk_busy && !stage_v_q;
   wire        inv_tlb_done;  // the TLB finished applying it (a range takes TLB_ENTRIES cycles)
 
   tlb #(
@@ -114,7 +125,7 @@ module mmu #(
     .clk_i        (clk_i),
     .rst_ni       (rst_ni),
     .lookup_asid_i(ctx_asid_i),
-    .lookup_vpn_i (sel_va[31:12]),
+    .lookup_vpn_i (lk_va[31:12]),
     .lookup_hit_o (hit),
     .lookup_pfn_o (hit_pfn),
     .lookup_r_o   (hit_r),
@@ -137,7 +148,7 @@ module mmu #(
   );
 
   // ---------------------------------------------------------------- walker
-  wire walk_start = accept && ctx_valid_i && !hit;
+  wire walk_start = lookup && ctx_valid_i && !hit;
 
   page_table_walker #(
     .MEM_BYTES(MEM_BYTES)
@@ -145,9 +156,9 @@ module mmu #(
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
     .start_i       (walk_start),
-    .vpn_i         (sel_va[31:12]),
+    .vpn_i         (lk_va[31:12]),
     .root_i        (ctx_root_i),
-    .write_i       (sel_write),
+    .write_i       (lk_write),
     .busy_o        (walk_busy),
     .done_o        (walk_done),
     .fault_o       (walk_fault),
@@ -181,7 +192,7 @@ module mmu #(
   reg        stat_evict_q;
   reg        inv_done_q;
 
-  wire hit_denied = sel_write ? !hit_w : !hit_r;
+  wire hit_denied = lk_write ? !hit_w : !hit_r;
 
   always @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -206,7 +217,9 @@ module mmu #(
       req_va_q <= 32'd0;
       req_write_q <= 1'b0;
       req_asid_q <= 8'd0;
+      stage_v_q <= 1'b0;
     end else begin
+      stage_v_q <= (REQ_REG != 0) && accept;
       rsp_valid_q <= 1'b0;
       evt_valid_q <= 1'b0;
       stat_hit_q <= 1'b0;
@@ -219,16 +232,18 @@ module mmu #(
         req_va_q <= sel_va;
         req_write_q <= sel_write;
         req_asid_q <= ctx_asid_i;
+      end
+      if (lookup) begin
         // Answered now unless a walk is needed.
-        rsp_port_q <= accept1;
+        rsp_port_q <= lk_port;
         rsp_pa_q <= 32'd0;
         rsp_host_q <= 1'b0;
         rsp_fault_q <= 1'b0;
         rsp_reason_q <= FAULT_NONE;
         evt_kind_q <= EVT_FAULT;
-        evt_write_q <= sel_write;
+        evt_write_q <= lk_write;
         evt_asid_q <= ctx_asid_i;
-        evt_va_q <= sel_va;
+        evt_va_q <= lk_va;
         evt_pte_q <= 32'd0;
         if (!ctx_valid_i) begin
           rsp_valid_q <= 1'b1;
@@ -241,13 +256,13 @@ module mmu #(
           rsp_valid_q <= 1'b1;
           if (hit_denied) begin
             rsp_fault_q <= 1'b1;
-            rsp_reason_q <= sel_write ? FAULT_WRITE_DENIED : FAULT_READ_DENIED;
+            rsp_reason_q <= lk_write ? FAULT_WRITE_DENIED : FAULT_READ_DENIED;
             evt_valid_q <= 1'b1;
-            evt_reason_q <= sel_write ? FAULT_WRITE_DENIED : FAULT_READ_DENIED;
+            evt_reason_q <= lk_write ? FAULT_WRITE_DENIED : FAULT_READ_DENIED;
             // The cached entry, re-assembled as a PTE, for the event's reader.
             evt_pte_q <= {hit_pfn, 8'd0, hit_host, hit_w, hit_r, 1'b1};
           end else begin
-            rsp_pa_q <= {hit_pfn, sel_va[11:0]};
+            rsp_pa_q <= {hit_pfn, lk_va[11:0]};
             rsp_host_q <= hit_host;
           end
         end else begin

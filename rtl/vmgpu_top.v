@@ -8,6 +8,7 @@ module vmgpu_top #(
   parameter integer N_RINGS     = 2,         // command rings: 2 or 4
   parameter integer MEM_RSP_REG = 0,         // 1: device-memory reads answer a cycle later (FPGA timing)
   parameter integer MEM_ARB_REG = 0,         // 1: the fabric's grants come from flip-flops (FPGA timing)
+  parameter integer MMU_REQ_REG = 0,         // 1: translation requests registered before the TLB (FPGA timing)
   parameter integer GFX_ENGINE  = 1          // 0: no graphics engine (CAPS.GFX reads 0, GFX_* commands are BAD_COMMAND)
 ) (
   input  wire        clk_i,
@@ -462,7 +463,8 @@ module vmgpu_top #(
 
   mmu #(
     .MEM_BYTES   (MEM_BYTES),
-    .TLB_ENTRIES (TLB_ENTRIES)
+    .TLB_ENTRIES (TLB_ENTRIES),
+    .REQ_REG     (MMU_REQ_REG)
   ) u_mmu (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),

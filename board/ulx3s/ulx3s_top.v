@@ -18,6 +18,7 @@ module ulx3s_top #(
   parameter integer N_RINGS             = 2,              // command rings of vmgpu_top
   parameter integer MEM_RSP_REG         = 1,              // registered block-RAM reads (timing)
   parameter integer MEM_ARB_REG         = 1,              // registered fabric grants (timing)
+  parameter integer MMU_REQ_REG         = 1,              // registered translation requests (timing)
   parameter integer GFX_ENGINE          = 1,              // 0: leave the graphics engine out (small parts)
   parameter integer HEARTBEAT_BIT       = 25,             // heartbeat LED toggles every 2^this cycles
   parameter integer ACTIVITY_BITS       = 20              // link LED stays on 2^this cycles per byte
@@ -91,6 +92,7 @@ module ulx3s_top #(
     .N_RINGS     (N_RINGS),
     .MEM_RSP_REG (MEM_RSP_REG),
     .MEM_ARB_REG (MEM_ARB_REG),
+    .MMU_REQ_REG (MMU_REQ_REG),
     .GFX_ENGINE  (GFX_ENGINE)
   ) u_vmgpu (
     .clk_i            (clk),

@@ -1,6 +1,7 @@
 // Verilator testbench of the mmu. One executable per parameter set; the first argument picks the
 // test group (tlb, asid, walker, invalidate, ports, backpressure, random), options give the
-// parameters the model was built with: --entries N (TLB_ENTRIES), --mem BYTES (MEM_BYTES).
+// parameters the model was built with: --entries N (TLB_ENTRIES), --mem BYTES (MEM_BYTES),
+// --req-reg 0|1 (REQ_REG: every answer one cycle later, back-to-back requests two cycles apart).
 #include <cinttypes>
 #include <map>
 
@@ -9,6 +10,9 @@
 using namespace mmutb;
 
 namespace {
+
+// The verilated REQ_REG: cycles the registered request stage adds to every answer.
+int g_rr = 0;
 
 const uint32_t RW = VMGPU_PTE_V | VMGPU_PTE_R | VMGPU_PTE_W;
 
@@ -30,7 +34,7 @@ void test_tlb(Harness &h) {
   for (unsigned i = 0; i < n; ++i) {
     size_t reads = h.read_log.size();
     Response r = c.run(0, va_of(i), i & 1, "cold");
-    CHECK(r.latency() == 5, "cold miss latency %d, expected 5 (one-cycle memory)", r.latency());
+    CHECK(r.latency() == 5 + g_rr, "cold miss latency %d, expected %d (one-cycle memory)", r.latency(), 5 + g_rr);
     CHECK(r.pa == ((data_frame(i) << 12) | (va_of(i) & 0xFFF)), "cold pa %08x", r.pa);
     if (h.read_log.size() == reads + 2) {
       CHECK(h.read_log[reads] == root + (va_of(i) >> 22) * 4, "PDE read at %08x",
@@ -54,7 +58,7 @@ void test_tlb(Harness &h) {
   uint64_t walk = h.walk_cycles;
   for (unsigned i = 0; i < n; ++i) {
     Response r = c.run(i % 2, va_of(i) ^ 0x10, false, "warm");
-    CHECK(r.latency() == 1, "hit latency %d, expected 1", r.latency());
+    CHECK(r.latency() == 1 + g_rr, "hit latency %d, expected %d", r.latency(), 1 + g_rr);
   }
   CHECK(h.read_log.size() == reads && h.walk_cycles == walk, "hits touched memory");
   CHECK(h.hits == n, "%" PRIu64 " hits, expected %u", h.hits, n);
@@ -81,8 +85,8 @@ void test_tlb(Harness &h) {
     size_t from = h.responses.size();
     uint64_t acc1 = h.issue(0, va_of(a), false);
     uint64_t acc2 = h.issue(0, va_of(b), true);
-    h.step();
-    CHECK(acc2 == acc1 + 1, "second hit accepted %" PRIu64 " cycles after the first",
+    for (int k = 0; k <= g_rr; ++k) h.step();
+    CHECK(acc2 == acc1 + 1 + uint64_t(g_rr), "second hit accepted %" PRIu64 " cycles after the first",
           acc2 - acc1);
     CHECK(h.responses.size() == from + 2, "%zu responses to two pipelined hits",
           h.responses.size() - from);
@@ -90,7 +94,7 @@ void test_tlb(Harness &h) {
       CHECK(h.responses[from].pa == ((data_frame(a) << 12) | (va_of(a) & 0xFFF)) &&
                 h.responses[from + 1].pa == ((data_frame(b) << 12) | (va_of(b) & 0xFFF)),
             "pipelined hit pas %08x %08x", h.responses[from].pa, h.responses[from + 1].pa);
-      CHECK(h.responses[from + 1].rsp_cycle == h.responses[from].rsp_cycle + 1,
+      CHECK(h.responses[from + 1].rsp_cycle == h.responses[from].rsp_cycle + 1 + uint64_t(g_rr),
             "pipelined responses not back to back");
     }
     // keep the reference model in step with the two hits
@@ -104,7 +108,7 @@ void test_tlb(Harness &h) {
   c.run(0, ro + 8, false, "ro fill");
   uint64_t hh = h.hits;
   r = c.run(0, ro + 12, true, "ro write hit");
-  CHECK(r.fault && r.reason == VMGPU_FAULT_WRITE_DENIED && h.hits == hh + 1 && r.latency() == 1,
+  CHECK(r.fault && r.reason == VMGPU_FAULT_WRITE_DENIED && h.hits == hh + 1 && r.latency() == 1 + g_rr,
         "write to cached read-only page: fault %d reason %u latency %d", r.fault, r.reason,
         r.latency());
   CHECK(!h.events.empty() && h.events.back().pte == pte(0x900, VMGPU_PTE_V | VMGPU_PTE_R),
@@ -258,7 +262,7 @@ void test_walker(Harness &h) {
     int want_reads = (k.pde_raw && k.fault) ? 1 : 2;
     CHECK(h.read_log.size() - reads == size_t(want_reads), "%s: %zu table reads", k.name,
           h.read_log.size() - reads);
-    CHECK(r.latency() == 1 + 2 * want_reads, "%s: latency %d", k.name, r.latency());
+    CHECK(r.latency() == 1 + g_rr + 2 * want_reads, "%s: latency %d", k.name, r.latency());
     if (h.events.size() == evts + 1) {
       const Event &e = h.events.back();
       CHECK(e.kind == (k.fault ? VMGPU_EVT_FAULT : VMGPU_EVT_TLB_FILL) && e.reason == k.reason &&
@@ -288,7 +292,7 @@ void test_walker(Harness &h) {
   size_t reads = h.read_log.size();
   uint64_t hm = h.hits + h.misses;
   r = c.run(0, 0x01003000u, false, "no context");
-  CHECK(r.fault && r.reason == VMGPU_FAULT_NO_CONTEXT && r.latency() == 1 &&
+  CHECK(r.fault && r.reason == VMGPU_FAULT_NO_CONTEXT && r.latency() == 1 + g_rr &&
             h.read_log.size() == reads && h.hits + h.misses == hm,
         "no context: fault %d reason %u latency %d", r.fault, r.reason, r.latency());
   r = c.run(1, 0x01003000u, true, "no context port 1");
@@ -473,7 +477,7 @@ void test_ports(Harness &h) {
     }
     h.top->tr1_req_valid_i = 0;
     // A miss keeps the MMU busy through the four walk cycles; port 1 goes in the response cycle.
-    CHECK(waited == (miss ? 4 : 0), "port 1 waited %d cycles (miss %d)", waited, miss);
+    CHECK(waited == (miss ? 4 : 0) + g_rr, "port 1 waited %d cycles (miss %d)", waited, miss);
     for (int i = 0; i < kBound && h.responses.size() < from + 2; ++i) h.step();
     CHECK(h.responses.size() == from + 2, "%zu responses", h.responses.size() - from);
     if (h.responses.size() == from + 2) {
@@ -509,12 +513,12 @@ void test_backpressure(Harness &h) {
     c.invalidate(VMGPU_INV_ALL, 0, 0, 0);
     uint64_t w = h.walk_cycles;
     Response r = c.run(0, 0x01000000u + 1 * 0x1000u, false, "latency");
-    CHECK(r.latency() == 3 + 2 * lat, "memory latency %d: miss latency %d, expected %d", lat,
-          r.latency(), 3 + 2 * lat);
+    CHECK(r.latency() == 3 + g_rr + 2 * lat, "memory latency %d: miss latency %d, expected %d",
+          lat, r.latency(), 3 + g_rr + 2 * lat);
     CHECK(h.walk_cycles - w == uint64_t(2 + 2 * lat), "memory latency %d: %" PRIu64
           " walk cycles, expected %d", lat, h.walk_cycles - w, 2 + 2 * lat);
     r = c.run(1, 0x01000000u + 1 * 0x1000u, false, "latency hit");
-    CHECK(r.latency() == 1, "hit latency %d with slow memory", r.latency());
+    CHECK(r.latency() == 1 + g_rr, "hit latency %d with slow memory", r.latency());
   }
 
   // Random back-pressure and latencies, checked against the model (the harness also checks the
@@ -597,6 +601,7 @@ int main(int argc, char **argv) {
     std::string k = argv[i];
     if (k == "--entries") opt.entries = std::strtoul(argv[i + 1], nullptr, 0);
     else if (k == "--mem") opt.mem_bytes = std::strtoul(argv[i + 1], nullptr, 0);
+    else if (k == "--req-reg") g_rr = std::atoi(argv[i + 1]);
   }
   if (test == "sweep") {
     // One build per parameter set runs every group that depends on the TLB size.
