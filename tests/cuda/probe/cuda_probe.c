@@ -41,18 +41,7 @@ static const char *rcname(CUresult rc)
 #define NOT_RUN ((CUresult)0x7fffffff)
 static int last_skipped;
 
-static int skipped(const char *name)
-{
-    const char *list = getenv("PROBE_SKIP");
-    size_t n = strlen(name);
-    while (list && *list) {
-        const char *end = strchr(list, '|');
-        size_t len = end ? (size_t)(end - list) : strlen(list);
-        if (len == n && strncmp(list, name, n) == 0) return 1;
-        list = end ? end + 1 : NULL;
-    }
-    return 0;
-}
+#include "probe_skip.h"
 
 static void pre(const char *name) { printf("%-48s ", name); fflush(stdout); }
 static CUresult post(CUresult rc)

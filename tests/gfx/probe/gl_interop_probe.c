@@ -204,18 +204,7 @@ static const char *rcname(CUresult rc)
 /* PROBE_SKIP="case|case" (as in tests/cuda/probe) prints "case SKIPPED" instead of calling: a
  * case that crashes the driver can be stepped over so the cases after it get recorded. */
 #define NOT_RUN ((CUresult)0x7fffffff)
-static int skipped(const char *name)
-{
-    const char *list = getenv("PROBE_SKIP");
-    size_t n = strlen(name);
-    while (list && *list) {
-        const char *end = strchr(list, '|');
-        size_t len = end ? (size_t)(end - list) : strlen(list);
-        if (len == n && strncmp(list, name, n) == 0) return 1;
-        list = end ? end + 1 : NULL;
-    }
-    return 0;
-}
+#include "../../cuda/probe/probe_skip.h"
 #define P(name, call) ({ printf("%-48s ", name); fflush(stdout); CUresult r_ = NOT_RUN; \
     if (skipped(name)) printf("SKIPPED\n"); else { r_ = (call); printf("%s\n", rcname(r_)); } r_; })
 #define YN(name, cond) printf("%-48s %s\n", name, (cond) ? "yes" : "no")
