@@ -75,7 +75,7 @@ int main(void)
     CUcontext ctx;
     CHECK(cuInit(0));
     CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuCtxCreate(&ctx, 0, dev));
+    CHECK(cuCtxCreate(&ctx, NULL, 0, dev));
     CUmodule mod;
     CUfunction add;
     CHECK(cuModuleLoadData(&mod, VMGPU_BUILTIN_IMAGE));

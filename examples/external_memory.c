@@ -22,8 +22,8 @@ int main(void)
     CUcontext a, b;
     CK(cuInit(0));
     CK(cuDeviceGet(&dev, 0));
-    CK(cuCtxCreate(&a, 0, dev));
-    CK(cuCtxCreate(&b, 0, dev));
+    CK(cuCtxCreate(&a, NULL, 0, dev));
+    CK(cuCtxCreate(&b, NULL, 0, dev));
 
     /* Context A: an exportable allocation of 4 granules, mapped read-write. */
     CK(cuCtxSetCurrent(a));

@@ -101,7 +101,7 @@ int main(int argc, char **argv)
     CUstream s;
     CHECK(cuInit(0));
     CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuCtxCreate(&ctx, 0, dev));
+    CHECK(cuCtxCreate(&ctx, NULL, 0, dev));
     CHECK(cuStreamCreate(&s, 0));
     CHECK(cuModuleLoadData(&g_mod, VMGPU_BUILTIN_IMAGE));
     CUgraphicsResource res;

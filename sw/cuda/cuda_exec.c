@@ -94,6 +94,10 @@ static void run_a_little(void)
 
 /* ------------------------------------------------------------------ streams */
 
+/* Stream ids: 1 is the legacy NULL stream, 2 the per-thread default stream, created streams
+ * count from 3. */
+static unsigned long long g_next_stream_id = 2;
+
 static CUresult stream_create(CUstream *ph, unsigned flags, int priority)
 {
     struct CUctx_st *c;
@@ -110,6 +114,7 @@ static CUresult stream_create(CUstream *ph, unsigned flags, int priority)
     }
     s->magic = STREAM_MAGIC;
     s->live = 1;
+    s->id = ++g_next_stream_id;
     s->ctx = c;
     s->flags = flags;
     s->next = g_streams;
@@ -144,6 +149,97 @@ CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags)
 CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
 {
     LOCKED("cuStreamGetFlags_ptsz", stream_flags(hStream, flags));
+}
+
+/* The stream's context, id and device: the NULL and special streams name the current context. */
+static CUresult stream_info(CUstream h, struct CUctx_st **ctx, unsigned long long *id)
+{
+    vmgpu_stream *s;
+    CUresult rc = cu_stream_resolve(h, ctx, &s);
+    if (rc) return rc;
+    struct CUstream_st *st = stream_lookup(h);
+    if (id) *id = st ? st->id : (h == CU_STREAM_PER_THREAD ? 2 : 1);
+    return CUDA_SUCCESS;
+}
+
+static CUresult stream_get_ctx(CUstream h, CUcontext *pctx, CUgreenCtx *pgreen, int v2)
+{
+    struct CUctx_st *c;
+    if (!pctx || (v2 && !pgreen)) return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = stream_info(h, &c, NULL);
+    if (rc) return rc;
+    *pctx = c;
+    if (v2) *pgreen = NULL;   /* vmgpu has no green contexts */
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
+{
+    LOCKED("cuStreamGetCtx", stream_get_ctx(hStream, pctx, NULL, 0));
+}
+CUresult CUDAAPI cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
+{
+    LOCKED("cuStreamGetCtx_ptsz", stream_get_ctx(hStream, pctx, NULL, 0));
+}
+CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{
+    LOCKED("cuStreamGetCtx_v2", stream_get_ctx(hStream, pCtx, pGreenCtx, 1));
+}
+CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{
+    LOCKED("cuStreamGetCtx_v2_ptsz", stream_get_ctx(hStream, pCtx, pGreenCtx, 1));
+}
+
+static CUresult stream_get_id(CUstream h, unsigned long long *id)
+{
+    struct CUctx_st *c;
+    if (!id) return CUDA_ERROR_INVALID_VALUE;
+    return stream_info(h, &c, id);
+}
+CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId)
+{
+    LOCKED("cuStreamGetId", stream_get_id(hStream, streamId));
+}
+CUresult CUDAAPI cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId)
+{
+    LOCKED("cuStreamGetId_ptsz", stream_get_id(hStream, streamId));
+}
+
+static CUresult stream_get_device(CUstream h, CUdevice *dev)
+{
+    struct CUctx_st *c;
+    if (!dev) return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = stream_info(h, &c, NULL);
+    if (rc) return rc;
+    *dev = 0;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device)
+{
+    LOCKED("cuStreamGetDevice", stream_get_device(hStream, device));
+}
+CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
+{
+    LOCKED("cuStreamGetDevice_ptsz", stream_get_device(hStream, device));
+}
+
+/* Every stream has priority 0: the device has none (cuCtxGetStreamPriorityRange gives 0..0 and
+ * a created stream's priority is clamped into it). */
+static CUresult stream_get_priority(CUstream h, int *priority)
+{
+    struct CUctx_st *c;
+    if (!priority) return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = stream_info(h, &c, NULL);
+    if (rc) return rc;
+    *priority = 0;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority)
+{
+    LOCKED("cuStreamGetPriority", stream_get_priority(hStream, priority));
+}
+CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority)
+{
+    LOCKED("cuStreamGetPriority_ptsz", stream_get_priority(hStream, priority));
 }
 
 static CUresult stream_destroy(CUstream h)
@@ -330,6 +426,7 @@ static CUresult event_elapsed(float *ms, CUevent hs, CUevent he)
     *ms = (float)((double)(int64_t)(cb - ca) * 1000.0 / (double)VMGPU_CLOCK_HZ);
     return CUDA_SUCCESS;
 }
+#undef cuEventElapsedTime
 CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
     LOCKED("cuEventElapsedTime", event_elapsed(pMilliseconds, hStart, hEnd));
@@ -399,6 +496,65 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigne
 {
     if (numOptions && (!options || !optionValues)) return CUDA_ERROR_INVALID_VALUE;
     LOCKED("cuModuleLoadDataEx", module_load(module, image));
+}
+
+/* cuModuleLoad: the file's contents, as cuModuleLoadData would take them. */
+static CUresult module_load_file(CUmodule *pm, const char *fname)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    if (!pm || !fname) return CUDA_ERROR_INVALID_VALUE;
+    FILE *f = fopen(fname, "rb");
+    if (!f) return CUDA_ERROR_FILE_NOT_FOUND;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap) break;
+        char *grown = realloc(buf, 2 * cap + 1);
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = grown;
+        cap *= 2;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (!buf) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (err) {
+        free(buf);
+        return CUDA_ERROR_FILE_NOT_FOUND;
+    }
+    buf[n] = 0;
+    rc = module_load(pm, buf);
+    free(buf);
+    return rc;
+}
+CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
+{
+    LOCKED("cuModuleLoad", module_load_file(module, fname));
+}
+
+/* A fat binary (NVIDIA's container of per-architecture code, magic 0xba55ed50) holds nothing a
+ * vmgpu device runs until the programmable cores exist: NO_BINARY_FOR_GPU, as NVIDIA answers a
+ * fat binary without code for its GPU. vmgpu's own built-in image is accepted here too. */
+static CUresult module_load_fatbin(CUmodule *pm, const void *image)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    if (!pm || !image) return CUDA_ERROR_INVALID_VALUE;
+    uint32_t magic;
+    memcpy(&magic, image, sizeof magic);
+    if (magic == 0xba55ed50u) return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    return module_load(pm, image);
+}
+CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
+{
+    LOCKED("cuModuleLoadFatBinary", module_load_fatbin(module, fatCubin));
 }
 
 static CUresult module_get_function(CUfunction *pf, CUmodule hm, const char *name)
@@ -484,4 +640,96 @@ CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsign
 {
     LOCKED("cuLaunchKernel_ptsz", launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
                                          sharedMemBytes, hStream, kernelParams, extra));
+}
+
+/* ------------------------------------------------------------------ occupancy */
+/* The occupancy calculator, for the device the attributes describe (cuDeviceGetAttribute): one
+ * multiprocessor of 2048 threads in warps of 32, at most 32 resident blocks, 48 KiB of shared
+ * memory per block and 64 KiB per multiprocessor. vmgpu's kernels use no registers a launch must
+ * share, so threads, blocks and shared memory are the only limits. */
+#define OCC_THREADS_PER_MP 2048
+#define OCC_BLOCKS_PER_MP 32
+#define OCC_WARP 32
+#define OCC_SMEM_PER_BLOCK 49152u
+#define OCC_SMEM_PER_MP 65536u
+
+static int occupancy_blocks(int block_size, size_t smem)
+{
+    if (block_size > 1024 || smem > OCC_SMEM_PER_BLOCK) return 0;
+    int warps = (block_size + OCC_WARP - 1) / OCC_WARP;
+    int blocks = OCC_THREADS_PER_MP / (warps * OCC_WARP);
+    if (blocks > OCC_BLOCKS_PER_MP) blocks = OCC_BLOCKS_PER_MP;
+    if (smem && (size_t)blocks * smem > OCC_SMEM_PER_MP) blocks = (int)(OCC_SMEM_PER_MP / smem);
+    return blocks;
+}
+
+static CUresult occupancy_check(CUfunction f)
+{
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    struct CUctx_st *c;
+    rc = cu_current(&c);
+    if (rc) return rc;
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    if (!func_lookup(f)) return CUDA_ERROR_INVALID_HANDLE;
+    return CUDA_SUCCESS;
+}
+
+static CUresult occupancy_max_blocks(int *num, CUfunction f, int block_size, size_t smem, unsigned flags)
+{
+    if (!num) return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = occupancy_check(f);
+    if (rc) return rc;
+    if (flags & ~(unsigned)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE) return CUDA_ERROR_INVALID_VALUE;
+    if (block_size <= 0) return CUDA_ERROR_INVALID_VALUE;
+    *num = occupancy_blocks(block_size, smem);
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize,
+                                                             size_t dynamicSMemSize)
+{
+    LOCKED("cuOccupancyMaxActiveBlocksPerMultiprocessor",
+           occupancy_max_blocks(numBlocks, func, blockSize, dynamicSMemSize, 0));
+}
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func,
+                                                                      int blockSize, size_t dynamicSMemSize,
+                                                                      unsigned int flags)
+{
+    LOCKED("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+           occupancy_max_blocks(numBlocks, func, blockSize, dynamicSMemSize, flags));
+}
+
+/* The block size (a multiple of the warp, at most blockSizeLimit when nonzero) that keeps the most
+ * threads resident; the larger block wins a tie. minGridSize fills every multiprocessor. */
+static CUresult occupancy_potential(int *min_grid, int *block, CUfunction f, CUoccupancyB2DSize smem_of,
+                                    size_t smem, int limit)
+{
+    if (!min_grid || !block) return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = occupancy_check(f);
+    if (rc) return rc;
+    if (limit < 0) return CUDA_ERROR_INVALID_VALUE;
+    int top = limit == 0 || limit > 1024 ? 1024 : limit;
+    int best_block = 0, best_threads = -1, best_blocks = 0;
+    for (int b = top; b > 0; b = b == top && b % OCC_WARP ? b / OCC_WARP * OCC_WARP : b - OCC_WARP) {
+        size_t s = smem_of ? smem_of(b) : smem;
+        int n = occupancy_blocks(b, s);
+        if (n * b > best_threads) {
+            best_threads = n * b;
+            best_block = b;
+            best_blocks = n;
+        }
+    }
+    *block = best_block;
+    *min_grid = best_blocks * 1;   /* one multiprocessor */
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func,
+                                                  CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+                                                  size_t dynamicSMemSize, int blockSizeLimit)
+{
+    /* The callback runs with the library lock held: it must not call the driver (NVIDIA's
+     * documentation asks the same of it). */
+    LOCKED("cuOccupancyMaxPotentialBlockSize",
+           occupancy_potential(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize,
+                               blockSizeLimit));
 }

@@ -38,6 +38,7 @@ struct CUctx_st {
     unsigned flags;
     int primary;
     CUresult sticky;          /* CUDA_SUCCESS or the sticky error (ILLEGAL_ADDRESS) */
+    unsigned long long id;    /* cuCtxGetId: unique in the process, never reused */
     struct CUctx_st *next;
 };
 
@@ -47,6 +48,7 @@ struct CUstream_st {
     struct CUctx_st *ctx;
     vmgpu_stream *core;
     unsigned flags;
+    unsigned long long id;    /* cuStreamGetId: unique in the process, never reused */
     struct CUstream_st *next;
 };
 
@@ -127,5 +129,8 @@ typedef struct cu_dalloc {
                                  (external-memory buffers: NVIDIA refuses bytes past one) */
     struct cu_dalloc *next;
 } cu_dalloc;
+
+/* Exports older headers name and the current header no longer declares. */
+CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);
 
 #endif

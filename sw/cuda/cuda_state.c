@@ -430,6 +430,8 @@ static CUresult ctx_dead_err(CUcontext c)
     return CUDA_ERROR_INVALID_CONTEXT;
 }
 
+static unsigned long long g_next_ctx_id;
+
 /* The calling thread's current context: *out may be NULL when none is current. */
 struct CUctx_st *cu_current_raw(void) { return t_depth ? t_stack[t_depth - 1] : NULL; }
 
@@ -794,6 +796,7 @@ static CUresult ctx_new(unsigned flags, int primary, struct CUctx_st **out)
     }
     g_next_ring++;
     c->magic = CTX_MAGIC;
+    c->id = ++g_next_ctx_id;
     c->live = 1;
     c->ring = ring;
     c->flags = flags;
@@ -852,7 +855,8 @@ static CUresult ctx_create(CUcontext *pctx, unsigned flags, CUdevice dev)
     *pctx = c;
     return CUDA_SUCCESS;
 }
-CUresult CUDAAPI cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
+/* The three-argument form of 12.x headers; 13.0's cuCtxCreate is cuCtxCreate_v4 (cuda_compat.c). */
+CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
     LOCKED("cuCtxCreate", ctx_create(pctx, flags, dev));
 }
@@ -970,6 +974,86 @@ static CUresult ctx_api_version(CUcontext ctx, unsigned *version)
 CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 {
     LOCKED("cuCtxGetApiVersion", ctx_api_version(ctx, version));
+}
+
+/* Stream priorities: vmgpu's rings are served round robin, with no priority
+ * (CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED is 0), and for such a device the range is 0..0. */
+static CUresult ctx_priority_range(int *least, int *greatest)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    if (least) *least = 0;
+    if (greatest) *greatest = 0;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+{
+    LOCKED("cuCtxGetStreamPriorityRange", ctx_priority_range(leastPriority, greatestPriority));
+}
+
+static CUresult ctx_get_id(CUcontext ctx, unsigned long long *id)
+{
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    if (!id) return CUDA_ERROR_INVALID_VALUE;
+    if (!ctx) ctx = cu_current_raw();
+    if (!ctx) return CUDA_ERROR_INVALID_CONTEXT;
+    struct CUctx_st *c = cu_ctx_lookup(ctx);
+    if (!c) return ctx_dead_err(ctx);
+    *id = c->id;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
+{
+    LOCKED("cuCtxGetId", ctx_get_id(ctx, ctxId));
+}
+
+/* ------------------------------------------------------------------------ peers */
+/* vmgpu is one device: no device is another's peer, and a context cannot be its own peer. */
+
+static CUresult can_access_peer(int *can, CUdevice dev, CUdevice peer)
+{
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    if (!can) return CUDA_ERROR_INVALID_VALUE;
+    if (dev != 0 || peer != 0) return CUDA_ERROR_INVALID_DEVICE;
+    *can = 0;   /* a device is not its own peer (NVIDIA answers 0 too) */
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
+{
+    LOCKED("cuDeviceCanAccessPeer", can_access_peer(canAccessPeer, dev, peerDev));
+}
+
+static CUresult peer_enable(CUcontext peer, unsigned flags)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    if (flags) return CUDA_ERROR_INVALID_VALUE;
+    if (!peer) return CUDA_ERROR_INVALID_HANDLE;
+    if (!cu_ctx_lookup(peer)) return ctx_dead_err(peer);
+    /* Both contexts are on the one device: peer access is for two devices. */
+    return CUDA_ERROR_INVALID_DEVICE;
+}
+CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
+{
+    LOCKED("cuCtxEnablePeerAccess", peer_enable(peerContext, Flags));
+}
+
+static CUresult peer_disable(CUcontext peer)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    if (!peer) return CUDA_ERROR_INVALID_HANDLE;
+    if (!cu_ctx_lookup(peer)) return ctx_dead_err(peer);
+    return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+}
+CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext)
+{
+    LOCKED("cuCtxDisablePeerAccess", peer_disable(peerContext));
 }
 
 /* -------------------------------------------------------------- primary context */

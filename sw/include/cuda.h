@@ -18,14 +18,15 @@
 
 #include <stddef.h>
 
-/* The driver API level this header describes: 12.8.  The symbol mapping below
- * (which call becomes which _v2/_v3 export) is the one that level uses.
- * Enumerations also carry the members NVIDIA's 13.0 header added: new values
- * never change old ones.  Not 13.0 itself: from 13.0 on, cuCtxCreate takes a
- * CUctxCreateParams pointer (cuCtxCreate_v4), which breaks every program
- * written for the three-argument cuCtxCreate; vmgpu exports both symbols, so
- * binaries built against either header link. */
-#define CUDA_VERSION 12080
+/* The driver API level this header describes: 13.0.  The symbol mapping below
+ * (which call becomes which _v2/_v3/_v4 export) is the one NVIDIA's 13.0 header
+ * uses; so from 13.0 on, cuCtxCreate takes a CUctxCreateParams pointer
+ * (cuCtxCreate_v4).  libcuda keeps exporting every older variant, so binaries
+ * built against a 12.x header (three-argument cuCtxCreate_v2, plain
+ * cuEventElapsedTime, ...) keep linking and running.  __cuda_cuda_h__ is the
+ * guard name programs test to know a driver API header was included. */
+#define __cuda_cuda_h__
+#define CUDA_VERSION 13000
 
 #if defined(_WIN32)
 #define CUDAAPI __stdcall
@@ -63,73 +64,161 @@ extern "C" {
 #define VMGPU_CU_ASYNC_(name) name
 #endif
 
-#define cuDeviceTotalMem cuDeviceTotalMem_v2
+#define cuArray3DCreate cuArray3DCreate_v2
+#define cuArray3DGetDescriptor cuArray3DGetDescriptor_v2
+#define cuArrayCreate cuArrayCreate_v2
+#define cuArrayGetDescriptor cuArrayGetDescriptor_v2
+#define cuCtxCreate cuCtxCreate_v4
+#define cuCtxDestroy cuCtxDestroy_v2
+#define cuCtxPopCurrent cuCtxPopCurrent_v2
+#define cuCtxPushCurrent cuCtxPushCurrent_v2
 #define cuDeviceGetUuid cuDeviceGetUuid_v2
 #define cuDevicePrimaryCtxRelease cuDevicePrimaryCtxRelease_v2
 #define cuDevicePrimaryCtxReset cuDevicePrimaryCtxReset_v2
 #define cuDevicePrimaryCtxSetFlags cuDevicePrimaryCtxSetFlags_v2
-#define cuCtxCreate cuCtxCreate_v2
-#define cuCtxDestroy cuCtxDestroy_v2
-#define cuCtxPushCurrent cuCtxPushCurrent_v2
-#define cuCtxPopCurrent cuCtxPopCurrent_v2
-#define cuMemGetInfo cuMemGetInfo_v2
-#define cuMemAlloc cuMemAlloc_v2
-#define cuMemFree cuMemFree_v2
-#define cuMemGetAddressRange cuMemGetAddressRange_v2
-#define cuMemAllocHost cuMemAllocHost_v2
-#define cuMemHostRegister cuMemHostRegister_v2
-#define cuMemHostGetDevicePointer cuMemHostGetDevicePointer_v2
-#define cuStreamDestroy cuStreamDestroy_v2
+#define cuDeviceTotalMem cuDeviceTotalMem_v2
 #define cuEventDestroy cuEventDestroy_v2
-
-#define cuMemcpy VMGPU_CU_SYNC_(cuMemcpy)
-#define cuMemcpyHtoD VMGPU_CU_SYNC_(cuMemcpyHtoD_v2)
-#define cuMemcpyDtoH VMGPU_CU_SYNC_(cuMemcpyDtoH_v2)
-#define cuMemcpyDtoD VMGPU_CU_SYNC_(cuMemcpyDtoD_v2)
-#define cuMemsetD8 VMGPU_CU_SYNC_(cuMemsetD8_v2)
-#define cuMemsetD16 VMGPU_CU_SYNC_(cuMemsetD16_v2)
-#define cuMemsetD32 VMGPU_CU_SYNC_(cuMemsetD32_v2)
-
-#define cuMemcpyAsync VMGPU_CU_ASYNC_(cuMemcpyAsync)
-#define cuMemcpyHtoDAsync VMGPU_CU_ASYNC_(cuMemcpyHtoDAsync_v2)
-#define cuMemcpyDtoHAsync VMGPU_CU_ASYNC_(cuMemcpyDtoHAsync_v2)
-#define cuMemcpyDtoDAsync VMGPU_CU_ASYNC_(cuMemcpyDtoDAsync_v2)
-#define cuMemsetD8Async VMGPU_CU_ASYNC_(cuMemsetD8Async)
-#define cuMemsetD16Async VMGPU_CU_ASYNC_(cuMemsetD16Async)
-#define cuMemsetD32Async VMGPU_CU_ASYNC_(cuMemsetD32Async)
-#define cuStreamGetFlags VMGPU_CU_ASYNC_(cuStreamGetFlags)
-#define cuStreamWaitEvent VMGPU_CU_ASYNC_(cuStreamWaitEvent)
-#define cuStreamQuery VMGPU_CU_ASYNC_(cuStreamQuery)
-#define cuStreamSynchronize VMGPU_CU_ASYNC_(cuStreamSynchronize)
+#define cuEventElapsedTime cuEventElapsedTime_v2
 #define cuEventRecord VMGPU_CU_ASYNC_(cuEventRecord)
-#define cuLaunchKernel VMGPU_CU_ASYNC_(cuLaunchKernel)
-/* CUDA arrays and their copies. */
-#define cuArrayCreate cuArrayCreate_v2
-#define cuArrayGetDescriptor cuArrayGetDescriptor_v2
-#define cuArray3DCreate cuArray3DCreate_v2
-#define cuArray3DGetDescriptor cuArray3DGetDescriptor_v2
-#define cuMemcpyHtoA VMGPU_CU_SYNC_(cuMemcpyHtoA_v2)
-#define cuMemcpyAtoH VMGPU_CU_SYNC_(cuMemcpyAtoH_v2)
-#define cuMemcpyAtoD VMGPU_CU_SYNC_(cuMemcpyAtoD_v2)
-#define cuMemcpyDtoA VMGPU_CU_SYNC_(cuMemcpyDtoA_v2)
-#define cuMemcpyAtoA VMGPU_CU_SYNC_(cuMemcpyAtoA_v2)
-#define cuMemcpy2D VMGPU_CU_SYNC_(cuMemcpy2D_v2)
-#define cuMemcpy2DUnaligned VMGPU_CU_SYNC_(cuMemcpy2DUnaligned_v2)
-#define cuMemcpy3D VMGPU_CU_SYNC_(cuMemcpy3D_v2)
-#define cuMemcpyHtoAAsync VMGPU_CU_ASYNC_(cuMemcpyHtoAAsync_v2)
-#define cuMemcpyAtoHAsync VMGPU_CU_ASYNC_(cuMemcpyAtoHAsync_v2)
-#define cuMemcpy2DAsync VMGPU_CU_ASYNC_(cuMemcpy2DAsync_v2)
-#define cuMemcpy3DAsync VMGPU_CU_ASYNC_(cuMemcpy3DAsync_v2)
-/* Graphics interop. */
+#define cuEventRecordWithFlags VMGPU_CU_ASYNC_(cuEventRecordWithFlags)
+#define cuGetProcAddress cuGetProcAddress_v2
+#define cuGraphAddDependencies cuGraphAddDependencies_v2
+#define cuGraphAddKernelNode cuGraphAddKernelNode_v2
+#define cuGraphAddNode cuGraphAddNode_v2
+#define cuGraphExecKernelNodeSetParams cuGraphExecKernelNodeSetParams_v2
+#define cuGraphExecUpdate cuGraphExecUpdate_v2
+#define cuGraphGetEdges cuGraphGetEdges_v2
+#define cuGraphicsMapResources VMGPU_CU_ASYNC_(cuGraphicsMapResources)
 #define cuGraphicsResourceGetMappedPointer cuGraphicsResourceGetMappedPointer_v2
 #define cuGraphicsResourceSetMapFlags cuGraphicsResourceSetMapFlags_v2
-#define cuGraphicsMapResources VMGPU_CU_ASYNC_(cuGraphicsMapResources)
 #define cuGraphicsUnmapResources VMGPU_CU_ASYNC_(cuGraphicsUnmapResources)
+#define cuGraphInstantiate cuGraphInstantiateWithFlags
+#define cuGraphInstantiateWithParams VMGPU_CU_ASYNC_(cuGraphInstantiateWithParams)
+#define cuGraphKernelNodeGetParams cuGraphKernelNodeGetParams_v2
+#define cuGraphKernelNodeSetParams cuGraphKernelNodeSetParams_v2
+#define cuGraphLaunch VMGPU_CU_ASYNC_(cuGraphLaunch)
+#define cuGraphNodeGetDependencies cuGraphNodeGetDependencies_v2
+#define cuGraphNodeGetDependentNodes cuGraphNodeGetDependentNodes_v2
+#define cuGraphRemoveDependencies cuGraphRemoveDependencies_v2
+#define cuGraphUpload VMGPU_CU_ASYNC_(cuGraphUpload)
+#define cuIpcOpenMemHandle cuIpcOpenMemHandle_v2
+#define cuLaunchCooperativeKernel VMGPU_CU_ASYNC_(cuLaunchCooperativeKernel)
+#define cuLaunchHostFunc VMGPU_CU_ASYNC_(cuLaunchHostFunc)
+#define cuLaunchKernel VMGPU_CU_ASYNC_(cuLaunchKernel)
+#define cuLaunchKernelEx VMGPU_CU_ASYNC_(cuLaunchKernelEx)
+#define cuLinkAddData cuLinkAddData_v2
+#define cuLinkAddFile cuLinkAddFile_v2
+#define cuLinkCreate cuLinkCreate_v2
+#define cuMemAdvise cuMemAdvise_v2
+#define cuMemAlloc cuMemAlloc_v2
+#define cuMemAllocAsync VMGPU_CU_ASYNC_(cuMemAllocAsync)
+#define cuMemAllocFromPoolAsync VMGPU_CU_ASYNC_(cuMemAllocFromPoolAsync)
+#define cuMemAllocHost cuMemAllocHost_v2
+#define cuMemAllocPitch cuMemAllocPitch_v2
+#define cuMemBatchDecompressAsync VMGPU_CU_ASYNC_(cuMemBatchDecompressAsync)
+#define cuMemcpy VMGPU_CU_SYNC_(cuMemcpy)
+#define cuMemcpy2D VMGPU_CU_SYNC_(cuMemcpy2D_v2)
+#define cuMemcpy2DAsync VMGPU_CU_ASYNC_(cuMemcpy2DAsync_v2)
+#define cuMemcpy2DUnaligned VMGPU_CU_SYNC_(cuMemcpy2DUnaligned_v2)
+#define cuMemcpy3D VMGPU_CU_SYNC_(cuMemcpy3D_v2)
+#define cuMemcpy3DAsync VMGPU_CU_ASYNC_(cuMemcpy3DAsync_v2)
+#define cuMemcpy3DBatchAsync VMGPU_CU_ASYNC_(cuMemcpy3DBatchAsync_v2)
+#define cuMemcpy3DPeer VMGPU_CU_SYNC_(cuMemcpy3DPeer)
+#define cuMemcpy3DPeerAsync VMGPU_CU_ASYNC_(cuMemcpy3DPeerAsync)
+#define cuMemcpyAsync VMGPU_CU_ASYNC_(cuMemcpyAsync)
+#define cuMemcpyAtoA VMGPU_CU_SYNC_(cuMemcpyAtoA_v2)
+#define cuMemcpyAtoD VMGPU_CU_SYNC_(cuMemcpyAtoD_v2)
+#define cuMemcpyAtoH VMGPU_CU_SYNC_(cuMemcpyAtoH_v2)
+#define cuMemcpyAtoHAsync VMGPU_CU_ASYNC_(cuMemcpyAtoHAsync_v2)
+#define cuMemcpyBatchAsync VMGPU_CU_ASYNC_(cuMemcpyBatchAsync_v2)
+#define cuMemcpyDtoA VMGPU_CU_SYNC_(cuMemcpyDtoA_v2)
+#define cuMemcpyDtoD VMGPU_CU_SYNC_(cuMemcpyDtoD_v2)
+#define cuMemcpyDtoDAsync VMGPU_CU_ASYNC_(cuMemcpyDtoDAsync_v2)
+#define cuMemcpyDtoH VMGPU_CU_SYNC_(cuMemcpyDtoH_v2)
+#define cuMemcpyDtoHAsync VMGPU_CU_ASYNC_(cuMemcpyDtoHAsync_v2)
+#define cuMemcpyHtoA VMGPU_CU_SYNC_(cuMemcpyHtoA_v2)
+#define cuMemcpyHtoAAsync VMGPU_CU_ASYNC_(cuMemcpyHtoAAsync_v2)
+#define cuMemcpyHtoD VMGPU_CU_SYNC_(cuMemcpyHtoD_v2)
+#define cuMemcpyHtoDAsync VMGPU_CU_ASYNC_(cuMemcpyHtoDAsync_v2)
+#define cuMemcpyPeer VMGPU_CU_SYNC_(cuMemcpyPeer)
+#define cuMemcpyPeerAsync VMGPU_CU_ASYNC_(cuMemcpyPeerAsync)
+#define cuMemDiscardAndPrefetchBatchAsync VMGPU_CU_ASYNC_(cuMemDiscardAndPrefetchBatchAsync)
+#define cuMemDiscardBatchAsync VMGPU_CU_ASYNC_(cuMemDiscardBatchAsync)
+#define cuMemFree cuMemFree_v2
+#define cuMemFreeAsync VMGPU_CU_ASYNC_(cuMemFreeAsync)
+#define cuMemGetAddressRange cuMemGetAddressRange_v2
+#define cuMemGetInfo cuMemGetInfo_v2
+#define cuMemHostGetDevicePointer cuMemHostGetDevicePointer_v2
+#define cuMemHostRegister cuMemHostRegister_v2
+#define cuMemMapArrayAsync VMGPU_CU_ASYNC_(cuMemMapArrayAsync)
+#define cuMemPrefetchAsync VMGPU_CU_ASYNC_(cuMemPrefetchAsync_v2)
+#define cuMemPrefetchBatchAsync VMGPU_CU_ASYNC_(cuMemPrefetchBatchAsync)
+#define cuMemsetD16 VMGPU_CU_SYNC_(cuMemsetD16_v2)
+#define cuMemsetD16Async VMGPU_CU_ASYNC_(cuMemsetD16Async)
+#define cuMemsetD2D16 VMGPU_CU_SYNC_(cuMemsetD2D16_v2)
+#define cuMemsetD2D16Async VMGPU_CU_ASYNC_(cuMemsetD2D16Async)
+#define cuMemsetD2D32 VMGPU_CU_SYNC_(cuMemsetD2D32_v2)
+#define cuMemsetD2D32Async VMGPU_CU_ASYNC_(cuMemsetD2D32Async)
+#define cuMemsetD2D8 VMGPU_CU_SYNC_(cuMemsetD2D8_v2)
+#define cuMemsetD2D8Async VMGPU_CU_ASYNC_(cuMemsetD2D8Async)
+#define cuMemsetD32 VMGPU_CU_SYNC_(cuMemsetD32_v2)
+#define cuMemsetD32Async VMGPU_CU_ASYNC_(cuMemsetD32Async)
+#define cuMemsetD8 VMGPU_CU_SYNC_(cuMemsetD8_v2)
+#define cuMemsetD8Async VMGPU_CU_ASYNC_(cuMemsetD8Async)
+#define cuModuleGetGlobal cuModuleGetGlobal_v2
+#define cuSignalExternalSemaphoresAsync VMGPU_CU_ASYNC_(cuSignalExternalSemaphoresAsync)
+#define cuStreamAddCallback VMGPU_CU_ASYNC_(cuStreamAddCallback)
+#define cuStreamAttachMemAsync VMGPU_CU_ASYNC_(cuStreamAttachMemAsync)
+#define cuStreamBatchMemOp VMGPU_CU_ASYNC_(cuStreamBatchMemOp_v2)
+#define cuStreamBeginCapture VMGPU_CU_ASYNC_(cuStreamBeginCapture_v2)
+#define cuStreamBeginCaptureToGraph VMGPU_CU_ASYNC_(cuStreamBeginCaptureToGraph)
+#define cuStreamCopyAttributes VMGPU_CU_ASYNC_(cuStreamCopyAttributes)
+#define cuStreamDestroy cuStreamDestroy_v2
+#define cuStreamEndCapture VMGPU_CU_ASYNC_(cuStreamEndCapture)
+#define cuStreamGetAttribute VMGPU_CU_ASYNC_(cuStreamGetAttribute)
+#define cuStreamGetCaptureInfo VMGPU_CU_ASYNC_(cuStreamGetCaptureInfo_v3)
+#define cuStreamGetCtx VMGPU_CU_ASYNC_(cuStreamGetCtx)
+#define cuStreamGetCtx_v2 VMGPU_CU_ASYNC_(cuStreamGetCtx_v2)
+#define cuStreamGetDevice VMGPU_CU_ASYNC_(cuStreamGetDevice)
+#define cuStreamGetFlags VMGPU_CU_ASYNC_(cuStreamGetFlags)
+#define cuStreamGetId VMGPU_CU_ASYNC_(cuStreamGetId)
+#define cuStreamGetPriority VMGPU_CU_ASYNC_(cuStreamGetPriority)
+#define cuStreamIsCapturing VMGPU_CU_ASYNC_(cuStreamIsCapturing)
+#define cuStreamQuery VMGPU_CU_ASYNC_(cuStreamQuery)
+#define cuStreamSetAttribute VMGPU_CU_ASYNC_(cuStreamSetAttribute)
+#define cuStreamSynchronize VMGPU_CU_ASYNC_(cuStreamSynchronize)
+#define cuStreamUpdateCaptureDependencies VMGPU_CU_ASYNC_(cuStreamUpdateCaptureDependencies_v2)
+#define cuStreamWaitEvent VMGPU_CU_ASYNC_(cuStreamWaitEvent)
+#define cuStreamWaitValue32 VMGPU_CU_ASYNC_(cuStreamWaitValue32_v2)
+#define cuStreamWaitValue64 VMGPU_CU_ASYNC_(cuStreamWaitValue64_v2)
+#define cuStreamWriteValue32 VMGPU_CU_ASYNC_(cuStreamWriteValue32_v2)
+#define cuStreamWriteValue64 VMGPU_CU_ASYNC_(cuStreamWriteValue64_v2)
+#define cuTexRefGetAddress cuTexRefGetAddress_v2
+#define cuTexRefSetAddress cuTexRefSetAddress_v2
+#define cuTexRefSetAddress2D cuTexRefSetAddress2D_v3
+#define cuWaitExternalSemaphoresAsync VMGPU_CU_ASYNC_(cuWaitExternalSemaphoresAsync)
+
+/* With per-thread default streams, even the lookup of entry points answers for them: a
+ * CU_GET_PROC_ADDRESS_DEFAULT lookup through cuGetProcAddress_v2_ptsz resolves the per-thread
+ * variants. */
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define cuGetProcAddress_v2 cuGetProcAddress_v2_ptsz
+#endif
 #endif /* !VMGPU_CUDA_NO_VERSION_MACROS */
 /* vmgpu:mapping-end */
 
 /* ------------------------------------------------------------------------ */
 /* Handles and scalar types.                                                  */
+
+#include <stdint.h>
+typedef uint32_t cuuint32_t;
+typedef uint64_t cuuint64_t;
+
+#if defined(_WIN32)
+#define CUDA_CB __stdcall
+#else
+#define CUDA_CB
+#endif
 
 #if defined(_WIN64) || defined(__LP64__)
 typedef unsigned long long CUdeviceptr_v2;
@@ -150,6 +239,7 @@ typedef struct CUgraphicsResource_st *CUgraphicsResource;
 typedef struct CUextMemory_st *CUexternalMemory;
 typedef struct CUevent_st *CUevent;
 typedef struct CUstream_st *CUstream;
+typedef struct CUgreenCtx_st *CUgreenCtx;   /* green contexts: vmgpu has none (always NULL) */
 
 /* Physical memory made by cuMemCreate, before and after it is mapped. */
 typedef unsigned long long CUmemGenericAllocationHandle_v1;
@@ -927,6 +1017,28 @@ typedef enum CUjit_option_enum {
 #define CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT 0x02
 #define CU_LAUNCH_PARAM_BUFFER_SIZE ((void *)CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT)
 
+/* cuGetProcAddress: what a lookup found, and which stream flavour it looks for. */
+typedef enum CUdriverProcAddressQueryResult_enum {
+    CU_GET_PROC_ADDRESS_SUCCESS = 0,
+    CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+    CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
+} CUdriverProcAddressQueryResult;
+
+typedef enum CUdriverProcAddress_flags_enum {
+    CU_GET_PROC_ADDRESS_DEFAULT = 0,
+    CU_GET_PROC_ADDRESS_LEGACY_STREAM = 1 << 0,
+    CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 1 << 1
+} CUdriverProcAddress_flags;
+
+/* Occupancy calculator. */
+typedef enum CUoccupancy_flags_enum {
+    CU_OCCUPANCY_DEFAULT = 0x0,
+    CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE = 0x1
+} CUoccupancy_flags;
+
+/* Dynamic shared memory a block of the given size needs (cuOccupancyMaxPotentialBlockSize). */
+typedef size_t (CUDA_CB *CUoccupancyB2DSize)(int blockSize);
+
 /* ------------------------------------------------------------------------ */
 /* Calls.  Each is written under its plain name; the macros at the top turn */
 /* that name into the export a program links against.                        */
@@ -937,6 +1049,11 @@ CUresult CUDAAPI cuInit(unsigned int Flags);
 CUresult CUDAAPI cuDriverGetVersion(int *driverVersion);
 CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr);
 CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr);
+
+/* Entry points by name (what runtime loaders such as NVIDIA's Python bindings use) */
+CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                                  CUdriverProcAddressQueryResult *symbolStatus);
+CUresult CUDAAPI cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId);
 
 /* Devices */
 CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal);
@@ -954,8 +1071,16 @@ CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev);
 CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags);
 CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active);
 
+/* Peers: vmgpu is one device, so no device is another's peer */
+CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev);
+CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags);
+CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext);
+
 /* Contexts */
-CUresult CUDAAPI cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev);
+/* 13.0's cuCtxCreate (cuCtxCreate_v4): ctxCreateParams may be NULL.  The three-argument form of
+ * 12.x headers is still exported as cuCtxCreate_v2. */
+CUresult CUDAAPI cuCtxCreate(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags,
+                             CUdevice dev);
 CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
                                 unsigned int flags, CUdevice dev);
 CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams,
@@ -971,6 +1096,8 @@ CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags);
 CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version);
 CUresult CUDAAPI cuCtxSynchronize(void);
 CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx); /* ctx NULL: the current one */
+CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority);
+CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId);
 
 /* Virtual memory management */
 CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
@@ -1074,6 +1201,11 @@ CUresult CUDAAPI cuStreamDestroy(CUstream hStream);
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream);
 CUresult CUDAAPI cuStreamQuery(CUstream hStream);
 CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags);
+CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority);
+CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx);
+CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx);
+CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId);
+CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device);
 
 /* Events */
 CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags);
@@ -1088,12 +1220,24 @@ CUresult CUDAAPI cuEventDestroy(CUevent hEvent);
 CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image);
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
                                     CUjit_option *options, void **optionValues);
+CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname);
+CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin);
 CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name);
 CUresult CUDAAPI cuModuleUnload(CUmodule hmod);
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                                 unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
                                 unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
                                 void **kernelParams, void **extra);
+
+/* Occupancy: how many blocks of a kernel fit on one multiprocessor */
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize,
+                                                             size_t dynamicSMemSize);
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func,
+                                                                      int blockSize, size_t dynamicSMemSize,
+                                                                      unsigned int flags);
+CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func,
+                                                  CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+                                                  size_t dynamicSMemSize, int blockSizeLimit);
 
 /* Graphics interop */
 CUresult CUDAAPI cuGraphicsUnregisterResource(CUgraphicsResource resource);
@@ -1107,6 +1251,75 @@ CUresult CUDAAPI cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsi
 CUresult CUDAAPI cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
 CUresult CUDAAPI cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream);
 
+/* vmgpu:prototypes-end */
+
+/* ------------------------------------------------------------------------ */
+/* Stream-ordered memory pools (cuMemAllocAsync, cuMemFreeAsync, cuMemPool*). */
+/*                                                                            */
+/* A pool belongs to one device; every device has a default pool and a       */
+/* current pool (the one cuMemAllocAsync takes from).  Allocations and frees  */
+/* are ordered in a stream; what a pool may hand out again to another stream  */
+/* is governed by its attributes.  vmgpu builds a pool on the VMM calls: a    */
+/* reserved VA range whose granules are created and mapped when allocations   */
+/* first need them and unmapped again when the pool is trimmed.               */
+
+typedef struct CUmemPoolHandle_st *CUmemoryPool;
+
+/* cuMemPoolSetAttribute / cuMemPoolGetAttribute.  The REUSE_* values are an
+ * int (0 or 1), the others a cuuint64_t in bytes.  Of the memory counters only
+ * the two high-water marks can be set, and only to 0 (a reset). */
+typedef enum CUmemPool_attribute_enum {
+    CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES = 1,   /* reuse across streams ordered by events */
+    CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC = 2,         /* reuse once the free has completed */
+    CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3, /* reuse by making the allocating stream wait */
+    CU_MEMPOOL_ATTR_RELEASE_THRESHOLD = 4,                 /* memory kept reserved across a synchronize */
+    CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT = 5,              /* memory mapped behind the pool now */
+    CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH = 6,                 /* its high-water mark */
+    CU_MEMPOOL_ATTR_USED_MEM_CURRENT = 7,                  /* memory in allocations not yet freed */
+    CU_MEMPOOL_ATTR_USED_MEM_HIGH = 8                      /* its high-water mark */
+} CUmemPool_attribute;
+
+/* What cuMemPoolCreate makes: device memory of one device, and the handle
+ * types it may be exported as (CU_MEM_HANDLE_TYPE_NONE: not shareable).
+ * maxSize 0 lets the pool grow to the device's memory; reserved must be 0. */
+typedef struct CUmemPoolProps_st {
+    CUmemAllocationType allocType;
+    CUmemAllocationHandleType handleTypes;
+    CUmemLocation location;
+    void *win32SecurityAttributes; /* Windows only; NULL elsewhere */
+    size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+} CUmemPoolProps_v1;
+typedef CUmemPoolProps_v1 CUmemPoolProps;
+
+/* An allocation of a shareable pool described for another process
+ * (cuMemPoolExportPointer -> cuMemPoolImportPointer); opaque. */
+typedef struct CUmemPoolPtrExportData_st {
+    unsigned char reserved[64];
+} CUmemPoolPtrExportData_v1;
+typedef CUmemPoolPtrExportData_v1 CUmemPoolPtrExportData;
+
+/* vmgpu:prototypes-begin */
+CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev);
+CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev);
+CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool);
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream);
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
+CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps);
+CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool);
+CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
+CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value);
+CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep);
+CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count);
+CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location);
+CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool,
+                                                  CUmemAllocationHandleType handleType, unsigned long long flags);
+CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
+                                                    CUmemAllocationHandleType handleType, unsigned long long flags);
+CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr);
+CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData);
 /* vmgpu:prototypes-end */
 
 #ifdef __cplusplus

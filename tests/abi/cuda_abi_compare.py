@@ -35,12 +35,6 @@ import cuda_abi_gen  # noqa: E402
 # vmgpu declares 12.8 (see the header); NVIDIA's recorded header is 13.0.
 VERSION_DIFFERENCES = {
     "CUDA_VERSION": "the API level each header declares",
-    "symbol(cuCtxCreate)": "13.0 sends cuCtxCreate to cuCtxCreate_v4 (CUctxCreateParams argument); "
-                           "12.x to cuCtxCreate_v2. libcuda exports both",
-    "symbol-ptds(cuCtxCreate)": "as symbol(cuCtxCreate)",
-    "symbol(cuEventElapsedTime)": "13.0 sends cuEventElapsedTime to cuEventElapsedTime_v2; 12.x keeps "
-                                  "the plain name. libcuda exports both",
-    "symbol-ptds(cuEventElapsedTime)": "as symbol(cuEventElapsedTime)",
 }
 
 

@@ -490,6 +490,26 @@ int main(void)
     ENUM(CU_JIT_OVERRIDE_DIRECTIVE_VALUES);
     ENUM(CU_JIT_SPLIT_COMPILE);
     ENUM(CU_JIT_NUM_OPTIONS);
+    /* CUdriverProcAddressQueryResult */
+    ENUM(CU_GET_PROC_ADDRESS_SUCCESS);
+    ENUM(CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+    ENUM(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+    /* CUdriverProcAddress_flags */
+    ENUM(CU_GET_PROC_ADDRESS_DEFAULT);
+    ENUM(CU_GET_PROC_ADDRESS_LEGACY_STREAM);
+    ENUM(CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+    /* CUoccupancy_flags */
+    ENUM(CU_OCCUPANCY_DEFAULT);
+    ENUM(CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE);
+    /* CUmemPool_attribute */
+    ENUM(CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES);
+    ENUM(CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC);
+    ENUM(CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES);
+    ENUM(CU_MEMPOOL_ATTR_RELEASE_THRESHOLD);
+    ENUM(CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT);
+    ENUM(CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH);
+    ENUM(CU_MEMPOOL_ATTR_USED_MEM_CURRENT);
+    ENUM(CU_MEMPOOL_ATTR_USED_MEM_HIGH);
     /* macros */
     MACRO(CUDA_VERSION);
     MACRO(CU_DEVICE_CPU);
@@ -563,6 +583,14 @@ int main(void)
     SIZE(CUDA_EXTERNAL_MEMORY_BUFFER_DESC_v1);
     SIZE(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1);
     SIZE(CUjit_option);
+    SIZE(CUdriverProcAddressQueryResult);
+    SIZE(CUdriverProcAddress_flags);
+    SIZE(CUoccupancy_flags);
+    SIZE(CUmemPool_attribute);
+    SIZE(CUmemPoolProps_v1);
+    SIZE(CUmemPoolPtrExportData_v1);
+    SIZE(cuuint32_t);
+    SIZE(cuuint64_t);
     SIZE(CUdeviceptr_v2);
     SIZE(CUdeviceptr);
     SIZE(CUdevice_v1);
@@ -576,6 +604,7 @@ int main(void)
     SIZE(CUexternalMemory);
     SIZE(CUevent);
     SIZE(CUstream);
+    SIZE(CUgreenCtx);
     SIZE(CUmemGenericAllocationHandle_v1);
     SIZE(CUmemGenericAllocationHandle);
     SIZE(CUexecAffinitySmCount);
@@ -590,6 +619,9 @@ int main(void)
     SIZE(CUDA_EXTERNAL_MEMORY_HANDLE_DESC);
     SIZE(CUDA_EXTERNAL_MEMORY_BUFFER_DESC);
     SIZE(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC);
+    SIZE(CUmemoryPool);
+    SIZE(CUmemPoolProps);
+    SIZE(CUmemPoolPtrExportData);
     /* field offsets */
     OFFSET(CUuuid, bytes);
     OFFSET(CUexecAffinitySmCount_v1, val);
@@ -683,11 +715,21 @@ int main(void)
     OFFSET(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, arrayDesc);
     OFFSET(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, numLevels);
     OFFSET(CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_v1, reserved);
+    OFFSET(CUmemPoolProps_v1, allocType);
+    OFFSET(CUmemPoolProps_v1, handleTypes);
+    OFFSET(CUmemPoolProps_v1, location);
+    OFFSET(CUmemPoolProps_v1, win32SecurityAttributes);
+    OFFSET(CUmemPoolProps_v1, maxSize);
+    OFFSET(CUmemPoolProps_v1, usage);
+    OFFSET(CUmemPoolProps_v1, reserved);
+    OFFSET(CUmemPoolPtrExportData_v1, reserved);
     /* the export each call name resolves to */
     SYMBOL(cuInit);
     SYMBOL(cuDriverGetVersion);
     SYMBOL(cuGetErrorName);
     SYMBOL(cuGetErrorString);
+    SYMBOL(cuGetProcAddress);
+    SYMBOL(cuGetExportTable);
     SYMBOL(cuDeviceGet);
     SYMBOL(cuDeviceGetCount);
     SYMBOL(cuDeviceGetName);
@@ -700,6 +742,9 @@ int main(void)
     SYMBOL(cuDevicePrimaryCtxReset);
     SYMBOL(cuDevicePrimaryCtxSetFlags);
     SYMBOL(cuDevicePrimaryCtxGetState);
+    SYMBOL(cuDeviceCanAccessPeer);
+    SYMBOL(cuCtxEnablePeerAccess);
+    SYMBOL(cuCtxDisablePeerAccess);
     SYMBOL(cuCtxCreate);
     SYMBOL(cuCtxCreate_v3);
     SYMBOL(cuCtxCreate_v4);
@@ -714,6 +759,8 @@ int main(void)
     SYMBOL(cuCtxGetApiVersion);
     SYMBOL(cuCtxSynchronize);
     SYMBOL(cuCtxSynchronize_v2);
+    SYMBOL(cuCtxGetStreamPriorityRange);
+    SYMBOL(cuCtxGetId);
     SYMBOL(cuMemGetAllocationGranularity);
     SYMBOL(cuMemCreate);
     SYMBOL(cuMemRelease);
@@ -784,6 +831,11 @@ int main(void)
     SYMBOL(cuStreamSynchronize);
     SYMBOL(cuStreamQuery);
     SYMBOL(cuStreamWaitEvent);
+    SYMBOL(cuStreamGetPriority);
+    SYMBOL(cuStreamGetCtx);
+    SYMBOL(cuStreamGetCtx_v2);
+    SYMBOL(cuStreamGetId);
+    SYMBOL(cuStreamGetDevice);
     SYMBOL(cuEventCreate);
     SYMBOL(cuEventRecord);
     SYMBOL(cuEventQuery);
@@ -793,9 +845,14 @@ int main(void)
     SYMBOL(cuEventDestroy);
     SYMBOL(cuModuleLoadData);
     SYMBOL(cuModuleLoadDataEx);
+    SYMBOL(cuModuleLoad);
+    SYMBOL(cuModuleLoadFatBinary);
     SYMBOL(cuModuleGetFunction);
     SYMBOL(cuModuleUnload);
     SYMBOL(cuLaunchKernel);
+    SYMBOL(cuOccupancyMaxActiveBlocksPerMultiprocessor);
+    SYMBOL(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+    SYMBOL(cuOccupancyMaxPotentialBlockSize);
     SYMBOL(cuGraphicsUnregisterResource);
     SYMBOL(cuGraphicsSubResourceGetMappedArray);
     SYMBOL(cuGraphicsResourceGetMappedMipmappedArray);

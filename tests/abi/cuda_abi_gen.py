@@ -14,7 +14,7 @@ import re
 import sys
 
 # Macros that are part of the header's machinery, not values to compare.
-_SKIP_MACROS = {"VMGPU_CUDA_H", "CUDAAPI"}
+_SKIP_MACROS = {"VMGPU_CUDA_H", "CUDAAPI", "CUDA_CB"}
 
 
 def _strip_comments(text):

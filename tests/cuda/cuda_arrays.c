@@ -17,7 +17,7 @@ static void init(void)
     CUdevice d;
     MUST(cuInit(0));
     MUST(cuDeviceGet(&d, 0));
-    MUST(cuCtxCreate(&g_ctx, 0, d));
+    MUST(cuCtxCreate(&g_ctx, NULL, 0, d));
 }
 
 static size_t free_mem(void)
@@ -159,7 +159,7 @@ static void t_create(void)
     CUcontext c2;
     CUdevice dv;
     MUST(cuDeviceGet(&dv, 0));
-    MUST(cuCtxCreate(&c2, 0, dv));
+    MUST(cuCtxCreate(&c2, NULL, 0, dv));
     OK(cuArray3DCreate(&x, &g));
     CHECK(free_mem() < f0);
     OK(cuCtxDestroy(c2));

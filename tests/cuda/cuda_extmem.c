@@ -82,8 +82,8 @@ static void init(void)
 {
     MUST(cuInit(0));
     MUST(cuDeviceGet(&dv, 0));
-    MUST(cuCtxCreate(&c1, 0, dv));
-    MUST(cuCtxCreate(&c2, 0, dv));
+    MUST(cuCtxCreate(&c1, NULL, 0, dv));
+    MUST(cuCtxCreate(&c2, NULL, 0, dv));
     MUST(cuCtxSetCurrent(c1));
 }
 

@@ -26,7 +26,7 @@ static void init(void)
 static CUcontext new_ctx(void)
 {
     CUcontext c;
-    MUST(cuCtxCreate(&c, 0, g_devc));
+    MUST(cuCtxCreate(&c, NULL, 0, g_devc));
     return c;
 }
 
@@ -95,7 +95,7 @@ static void t_basics(void)
     EXPECT(cuDeviceGet(&d, 0), CUDA_ERROR_NOT_INITIALIZED);
     EXPECT(cuDeviceGetCount(&n), CUDA_ERROR_NOT_INITIALIZED);
     CUcontext c;
-    EXPECT(cuCtxCreate(&c, 0, 0), CUDA_ERROR_NOT_INITIALIZED);
+    EXPECT(cuCtxCreate(&c, NULL, 0, 0), CUDA_ERROR_NOT_INITIALIZED);
     EXPECT(cuInit(1), CUDA_ERROR_INVALID_VALUE);
     init();
     OK(cuInit(0));
@@ -1010,7 +1010,7 @@ static void t_not_initialized(void)
     CUdeviceptr p;
     CUmemGenericAllocationHandle h;
     CUmemAllocationProp prop = dev_prop(0);
-    EXPECT(cuCtxCreate(&c, 0, 0), CUDA_ERROR_NOT_INITIALIZED);
+    EXPECT(cuCtxCreate(&c, NULL, 0, 0), CUDA_ERROR_NOT_INITIALIZED);
     EXPECT(cuMemAlloc(&p, 1), CUDA_ERROR_NOT_INITIALIZED);
     EXPECT(cuMemCreate(&h, G, &prop, 0), CUDA_ERROR_NOT_INITIALIZED);
     EXPECT(cuMemAddressReserve(&p, G, 0, 0, 0), CUDA_ERROR_NOT_INITIALIZED);

@@ -24,7 +24,7 @@ static void *worker(void *arg)
     job *j = arg;
     CUcontext cur = (CUcontext)1, mine, other;
     if (cuCtxGetCurrent(&cur) != CUDA_SUCCESS || cur != NULL) j->bad++;  /* a new thread: empty stack */
-    if (cuCtxCreate(&mine, 0, 0) != CUDA_SUCCESS) { j->bad++; return NULL; }
+    if (cuCtxCreate(&mine, NULL, 0, 0) != CUDA_SUCCESS) { j->bad++; return NULL; }
     /* Push the shared context on top, check, pop back to ours. */
     if (cuCtxPushCurrent(g_shared) || cuCtxGetCurrent(&cur) || cur != g_shared) j->bad++;
     if (cuCtxPopCurrent(&other) || other != g_shared || cuCtxGetCurrent(&cur) || cur != mine) j->bad++;
@@ -65,7 +65,7 @@ int main(void)
 {
     printf("cuda test threads\n");
     MUST(cuInit(0));
-    MUST(cuCtxCreate(&g_shared, 0, 0));
+    MUST(cuCtxCreate(&g_shared, NULL, 0, 0));
     pthread_t t[NTHREADS];
     job jobs[NTHREADS];
     for (int i = 0; i < NTHREADS; i++) {

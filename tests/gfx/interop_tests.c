@@ -30,7 +30,7 @@ static void setup(void)
     CUdevice dev;
     MUST(cuInit(0));
     MUST(cuDeviceGet(&dev, 0));
-    MUST(cuCtxCreate(&g_ctx, 0, dev));
+    MUST(cuCtxCreate(&g_ctx, NULL, 0, dev));
     MUST(cuModuleLoadData(&g_mod, VMGPU_BUILTIN_IMAGE));
 }
 
