@@ -151,25 +151,37 @@ CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
     LOCKED("cuStreamGetFlags_ptsz", stream_flags(hStream, flags));
 }
 
-/* The stream's context, id and device: the NULL and special streams name the current context. */
+/* A handle of a stream that was destroyed (objects are marked dead, never freed). */
+static int stream_was_destroyed(CUstream h)
+{
+    for (struct CUstream_st *s = g_streams; s; s = s->next)
+        if (s == h && !s->live) return 1;
+    return 0;
+}
+
+/* The stream's context, id and device: the NULL and special streams name the current context.
+ * A destroyed stream answers CONTEXT_IS_DESTROYED in these queries, as NVIDIA's do (measured;
+ * its cuStreamGetCtx crashed on one, vmgpu answers the same). */
 static CUresult stream_info(CUstream h, struct CUctx_st **ctx, unsigned long long *id)
 {
     vmgpu_stream *s;
     CUresult rc = cu_stream_resolve(h, ctx, &s);
+    if (rc == CUDA_ERROR_INVALID_HANDLE && stream_was_destroyed(h)) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
     if (rc) return rc;
     struct CUstream_st *st = stream_lookup(h);
     if (id) *id = st ? st->id : (h == CU_STREAM_PER_THREAD ? 2 : 1);
     return CUDA_SUCCESS;
 }
 
+/* cuStreamGetCtx_v2 fills whichever of its two outputs is given (NVIDIA accepts either NULL). */
 static CUresult stream_get_ctx(CUstream h, CUcontext *pctx, CUgreenCtx *pgreen, int v2)
 {
     struct CUctx_st *c;
-    if (!pctx || (v2 && !pgreen)) return CUDA_ERROR_INVALID_VALUE;
+    if (!v2 && !pctx) return CUDA_ERROR_INVALID_VALUE;
     CUresult rc = stream_info(h, &c, NULL);
     if (rc) return rc;
-    *pctx = c;
-    if (v2) *pgreen = NULL;   /* vmgpu has no green contexts */
+    if (pctx) *pctx = c;
+    if (pgreen) *pgreen = NULL;   /* vmgpu has no green contexts */
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
@@ -498,7 +510,9 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigne
     LOCKED("cuModuleLoadDataEx", module_load(module, image));
 }
 
-/* cuModuleLoad: the file's contents, as cuModuleLoadData would take them. */
+static CUresult module_load_fatbin(CUmodule *pm, const void *image);
+
+/* cuModuleLoad: the file's contents, as cuModuleLoadData or cuModuleLoadFatBinary would take them. */
 static CUresult module_load_file(CUmodule *pm, const char *fname)
 {
     struct CUctx_st *c;
@@ -523,13 +537,13 @@ static CUresult module_load_file(CUmodule *pm, const char *fname)
     }
     int err = ferror(f);
     fclose(f);
-    if (!buf) return CUDA_ERROR_OUT_OF_MEMORY;
-    if (err) {
+    /* A name that opens but cannot be read (a directory): NVIDIA answers OUT_OF_MEMORY. */
+    if (!buf || err) {
         free(buf);
-        return CUDA_ERROR_FILE_NOT_FOUND;
+        return CUDA_ERROR_OUT_OF_MEMORY;
     }
     buf[n] = 0;
-    rc = module_load(pm, buf);
+    rc = n >= 4 ? module_load_fatbin(pm, buf) : module_load(pm, buf);
     free(buf);
     return rc;
 }

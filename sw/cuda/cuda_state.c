@@ -1032,10 +1032,11 @@ static CUresult peer_enable(CUcontext peer, unsigned flags)
     CUresult rc = cu_current(&c);
     if (rc) return rc;
     if (flags) return CUDA_ERROR_INVALID_VALUE;
-    if (!peer) return CUDA_ERROR_INVALID_HANDLE;
+    if (!peer) return CUDA_ERROR_INVALID_CONTEXT;
     if (!cu_ctx_lookup(peer)) return ctx_dead_err(peer);
-    /* Both contexts are on the one device: peer access is for two devices. */
-    return CUDA_ERROR_INVALID_DEVICE;
+    /* Both contexts are on the one device: NVIDIA answers a peer on the same device (or the
+     * context itself) with PEER_ACCESS_UNSUPPORTED. */
+    return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
 }
 CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
 {
@@ -1047,7 +1048,7 @@ static CUresult peer_disable(CUcontext peer)
     struct CUctx_st *c;
     CUresult rc = cu_current(&c);
     if (rc) return rc;
-    if (!peer) return CUDA_ERROR_INVALID_HANDLE;
+    if (!peer) return CUDA_ERROR_INVALID_CONTEXT;
     if (!cu_ctx_lookup(peer)) return ctx_dead_err(peer);
     return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
 }

@@ -824,6 +824,7 @@ int main(void)
     SYMBOL(cuExternalMemoryGetMappedMipmappedArray);
     SYMBOL(cuDestroyExternalMemory);
     SYMBOL(cuPointerGetAttribute);
+    SYMBOL(cuPointerGetAttributes);
     SYMBOL(cuStreamCreate);
     SYMBOL(cuStreamCreateWithPriority);
     SYMBOL(cuStreamGetFlags);

@@ -1349,6 +1349,829 @@ static void s_graphics(void)
     cuCtxPushCurrent(c);
 }
 
+/* ------------------------------------------------------------------ VMM answers by state */
+
+/*
+ * The vmmstate_* sections: each VMM call against the state it meets. Every case builds its state
+ * fresh (st_build), makes its call (or a short sequence, one line a step), prints what the call
+ * left behind, and tears the state down again, checking each step (st_teardown; a failed
+ * teardown is printed and makes the section exit 3), so that no case depends on the one before.
+ *
+ * A state is a spec string, in granules of the driver's own granularity g:
+ *   A2      handle A of 2 granules (handles A..H, created in the order written)
+ *   A@4     A mapped whole at R + 4g (R: a reservation of VS_R granules); A@e0: at E + 0 (E: a
+ *           separate reservation of VS_E granules, "elsewhere")
+ *   r1:4    a second reservation of 4 granules right after R, so a range can run from R into it
+ *           (A@11 then crosses the boundary)
+ *   rw      every mapping read-write, and each handle's granules hold a marker (16 words each)
+ *   relA    A released after all that (its mappings keep the memory)
+ * R is placed inside a freed guard range, so the granule before R and the one after R (or R1)
+ * are never reserved; X is a range of VS_X granules reserved and freed again (outside every
+ * reservation). Only whole handles are mapped in a state: NVIDIA refuses part of one.
+ *
+ * Value lines (names "  <case>: ..."):
+ *   layout  the granule before R | R's granules | R1's | the granule after | E's: the handle
+ *           mapped there (cuMemRetainAllocationHandle, the reference released again) or '-'
+ *   access  the same granules: cuMemGetAccess's flags (0, 1, 3) or '-' where it fails
+ *   data    one letter per mapping of the state: y when its marker words read back (rw states)
+ */
+#define VS_R 12
+#define VS_E 4
+#define VS_X 8
+#define VS_NH 8
+#define VS_NM 16
+
+typedef struct {
+    CUdeviceptr va;
+    size_t size;
+    int h;
+} vs_map;
+
+static struct {
+    CUdeviceptr guard, r, r1, e, x;
+    size_t guardn, r1n;
+    int x_reserved;
+    CUmemGenericAllocationHandle h[VS_NH];
+    size_t hn[VS_NH];         /* granules; 0: no such handle */
+    int refs[VS_NH];          /* references the probe holds (released at teardown) */
+    vs_map m[VS_NM];          /* live mappings, as far as the probe knows */
+    int nm;
+    vs_map m0[VS_NM];         /* the state's own mappings, as built */
+    int n0;
+    int rw;
+} S;
+static char st_err[96];
+static int st_failed;
+
+/* Where the call under test runs: the section's own context, the primary context, another
+ * created context, or none current. The state is always built in the section's own. */
+enum { VS_HOME, VS_PRIMARY, VS_OTHER, VS_NONE };
+static int vs_mode;
+static CUcontext vs_home, vs_primary, vs_other;
+
+static CUdeviceptr R(long n) { return S.r + (CUdeviceptr)(n * (long)g); }
+static CUdeviceptr E(long n) { return S.e + (CUdeviceptr)(n * (long)g); }
+static CUdeviceptr X(long n) { return S.x + (CUdeviceptr)(n * (long)g); }
+static CUmemGenericAllocationHandle H(char c) { return S.h[c - 'A']; }
+
+static int st_index(CUmemGenericAllocationHandle h)
+{
+    for (int i = 0; i < VS_NH; i++)
+        if (S.hn[i] && S.h[i] == h) return i;
+    return -1;
+}
+
+static uint32_t st_marker(int h, size_t k) { return 0x5a000000u | (uint32_t)h << 16 | (uint32_t)k; }
+
+static void st_add(CUdeviceptr va, size_t size, int h)
+{
+    if (S.nm < VS_NM) S.m[S.nm++] = (vs_map){va, size, h};
+}
+
+/* After a successful cuMemUnmap: the mappings inside [va, va+size) are gone. */
+static void st_unmapped(CUdeviceptr va, size_t size)
+{
+    int j = 0;
+    for (int k = 0; k < S.nm; k++)
+        if (!(S.m[k].va >= va && S.m[k].va + S.m[k].size <= va + size)) S.m[j++] = S.m[k];
+    S.nm = j;
+}
+
+/* After cuMemAddressFree: the reservations inside [va, va+size) are gone. */
+static void st_freed(CUresult rc, CUdeviceptr va, size_t size)
+{
+    if (rc != CUDA_SUCCESS) return;
+    if (S.r && S.r >= va && S.r < va + size) S.r = 0;
+    if (S.r1 && S.r1 >= va && S.r1 < va + size) S.r1 = 0;
+    if (S.e && S.e >= va && S.e < va + size) S.e = 0;
+}
+
+static int st_fail(const char *what, CUresult rc)
+{
+    if (rc == CUDA_SUCCESS) snprintf(st_err, sizeof st_err, "%s", what);
+    else snprintf(st_err, sizeof st_err, "%s:%s", what, rcname(rc));
+    return 1;
+}
+
+static int is_handle_token(const char *t) { return t[0] >= 'A' && t[0] <= 'H' && t[1] >= '0' && t[1] <= '9'; }
+static int is_map_token(const char *t) { return t[0] >= 'A' && t[0] <= 'H' && t[1] == '@'; }
+
+/* Build the state spec describes (0), or name the step that failed in st_err (1). */
+static int st_build(const char *spec)
+{
+    char buf[256], *save = NULL, *t;
+    CUresult rc;
+    memset(&S, 0, sizeof S);
+    const char *r1 = strstr(spec, "r1:");
+    S.r1n = r1 ? (size_t)atoi(r1 + 3) : 0;
+    S.guardn = VS_R + S.r1n + 2;
+    if ((rc = cuMemAddressReserve(&S.guard, S.guardn * g, 0, 0, 0))) return st_fail("reserve guard", rc);
+    if (strstr(spec, "@e") && (rc = cuMemAddressReserve(&S.e, VS_E * g, 0, 0, 0))) return st_fail("reserve E", rc);
+    if ((rc = cuMemAddressReserve(&S.x, VS_X * g, 0, 0, 0))) return st_fail("reserve X", rc);
+    S.x_reserved = 1;
+    CUdeviceptr at = S.guard + g;
+    if ((rc = cuMemAddressFree(S.guard, S.guardn * g))) return st_fail("free guard", rc);
+    S.guard = 0;
+    if ((rc = cuMemAddressReserve(&S.r, VS_R * g, 0, at, 0))) return st_fail("reserve R", rc);
+    if (S.r != at) return st_fail("R_not_at_its_hint", CUDA_SUCCESS);
+    if (S.r1n) {
+        if ((rc = cuMemAddressReserve(&S.r1, S.r1n * g, 0, R(VS_R), 0))) return st_fail("reserve R1", rc);
+        if (S.r1 != R(VS_R)) return st_fail("R1_not_at_its_hint", CUDA_SUCCESS);
+    }
+    if ((rc = cuMemAddressFree(S.x, VS_X * g))) return st_fail("free X", rc);
+    S.x_reserved = 0;
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+        if (!is_handle_token(t)) continue;
+        int i = t[0] - 'A';
+        if ((rc = cuMemCreate(&S.h[i], (size_t)atoi(t + 1) * g, &prop, 0))) return st_fail("create", rc);
+        S.hn[i] = (size_t)atoi(t + 1);
+        S.refs[i] = 1;
+    }
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+        if (!is_map_token(t)) continue;
+        int i = t[0] - 'A';
+        CUdeviceptr va = t[2] == 'e' ? E(atol(t + 3)) : R(atol(t + 2));
+        if ((rc = cuMemMap(va, S.hn[i] * g, 0, S.h[i], 0))) return st_fail("map", rc);
+        st_add(va, S.hn[i] * g, i);
+    }
+    if (strstr(spec, "rw")) {
+        S.rw = 1;
+        for (int k = 0; k < S.nm; k++)
+            if ((rc = cuMemSetAccess(S.m[k].va, S.m[k].size, &rw, 1))) return st_fail("setaccess", rc);
+        for (int i = 0; i < VS_NH; i++) {
+            int k = 0;
+            while (k < S.nm && S.m[k].h != i) k++;
+            for (size_t j = 0; k < S.nm && j < S.hn[i]; j++)
+                if ((rc = cuMemsetD32(S.m[k].va + j * g, st_marker(i, j), 16))) return st_fail("fill", rc);
+        }
+        if ((rc = cuCtxSynchronize())) return st_fail("synchronize", rc);
+    }
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+        if (strncmp(t, "rel", 3) != 0) continue;
+        int i = t[3] - 'A';
+        if ((rc = cuMemRelease(S.h[i]))) return st_fail("release", rc);
+        S.refs[i]--;
+    }
+    memcpy(S.m0, S.m, sizeof S.m);
+    S.n0 = S.nm;
+    return 0;
+}
+
+/* Undo the state: every mapping the probe knows of, then whatever else is left in R, R1 and E,
+ * every reference the probe holds, every reservation. Returns the first failure. */
+static CUresult st_teardown(void)
+{
+    CUresult first = CUDA_SUCCESS, rc;
+#define ST_TD(call) do { rc = (call); if (rc != CUDA_SUCCESS && first == CUDA_SUCCESS) first = rc; } while (0)
+    for (int k = S.nm - 1; k >= 0; k--) ST_TD(cuMemUnmap(S.m[k].va, S.m[k].size));
+    if (S.r) cuMemUnmap(S.r, VS_R * g);
+    if (S.r1) cuMemUnmap(S.r1, S.r1n * g);
+    if (S.e) cuMemUnmap(S.e, VS_E * g);
+    for (int i = 0; i < VS_NH; i++)
+        for (; S.refs[i] > 0; S.refs[i]--) ST_TD(cuMemRelease(S.h[i]));
+    if (S.guard) ST_TD(cuMemAddressFree(S.guard, S.guardn * g));
+    if (S.x_reserved) ST_TD(cuMemAddressFree(S.x, VS_X * g));
+    if (S.r) ST_TD(cuMemAddressFree(S.r, VS_R * g));
+    if (S.r1) ST_TD(cuMemAddressFree(S.r1, S.r1n * g));
+    if (S.e) ST_TD(cuMemAddressFree(S.e, VS_E * g));
+#undef ST_TD
+    memset(&S, 0, sizeof S);
+    return first;
+}
+
+static unsigned long long vs_flags;
+static CUmemGenericAllocationHandle vs_h;
+
+/* A case begins: its state built (1), or its line printed as skipped / set-up failed (0). */
+static int vbegin(const char *name, const char *spec)
+{
+    last_skipped = skipped(name);
+    if (last_skipped) {
+        printf("%-48s SKIPPED\n", name);
+        return 0;
+    }
+    vs_flags = 99;
+    vs_h = 0;
+    if (st_build(spec)) {
+        printf("%-48s SETUP_FAILED:%s\n", name, st_err);
+        if (st_teardown() != CUDA_SUCCESS) st_failed = 1;
+        return 0;
+    }
+    return 1;
+}
+
+static void vend(const char *name)
+{
+    CUresult rc = st_teardown();
+    if (rc != CUDA_SUCCESS) {
+        printf("  %s: teardown %s\n", name, rcname(rc));
+        st_failed = 1;
+    }
+}
+
+static void vline(const char *name, const char *what, const char *val)
+{
+    char key[160];
+    snprintf(key, sizeof key, "  %s: %s", name, what);
+    printf("%-48s %s\n", key, val);
+}
+
+/* The handle mapped at va ('A'.., '?' another one) or '-'. */
+static char st_which(CUdeviceptr va)
+{
+    CUmemGenericAllocationHandle h = 0;
+    if (cuMemRetainAllocationHandle(&h, (void *)(uintptr_t)va) != CUDA_SUCCESS) return '-';
+    if (cuMemRelease(h) != CUDA_SUCCESS) st_failed = 1;
+    int i = st_index(h);
+    return i < 0 ? '?' : (char)('A' + i);
+}
+
+static char st_acc(CUdeviceptr va)
+{
+    unsigned long long f = 99;
+    if (cuMemGetAccess(&f, &loc0, va) != CUDA_SUCCESS) return '-';
+    return f <= 9 ? (char)('0' + f) : '?';
+}
+
+/* Per granule around R (and R1) and in E: the layout string described above. */
+static void st_granules(const char *name, const char *what, char (*fn)(CUdeviceptr))
+{
+    char s[64];
+    size_t n = 0;
+    if (!S.r) {
+        vline(name, what, "R_freed");
+        return;
+    }
+    s[n++] = fn(R(-1));
+    s[n++] = '|';
+    for (long k = 0; k < VS_R; k++) s[n++] = fn(R(k));
+    if (S.r1n) {
+        s[n++] = '|';
+        for (long k = 0; k < (long)S.r1n; k++) s[n++] = fn(R(VS_R + k));
+    }
+    s[n++] = '|';
+    s[n++] = fn(R(VS_R + (long)S.r1n));
+    if (S.e) {
+        s[n++] = '|';
+        for (long k = 0; k < VS_E; k++) s[n++] = fn(E(k));
+    }
+    s[n] = 0;
+    vline(name, what, s);
+}
+static void show_layout(const char *name) { st_granules(name, "layout", st_which); }
+static void show_access(const char *name) { st_granules(name, "access", st_acc); }
+
+static void show_data(const char *name)
+{
+    char s[VS_NM + 1];
+    int n = 0;
+    if (!S.rw) return;
+    for (int k = 0; k < S.n0; k++) {
+        int ok = 1;
+        for (size_t j = 0; ok && j < S.m0[k].size / g; j++)
+            ok = words_are(S.m0[k].va + j * g, st_marker(S.m0[k].h, j), 16);
+        s[n++] = ok ? 'y' : 'n';
+    }
+    s[n] = 0;
+    vline(name, "data", s);
+}
+
+static void show_flags(const char *name, CUresult rc)
+{
+    char v[32];
+    if (rc != CUDA_SUCCESS) return;
+    snprintf(v, sizeof v, "%llu", vs_flags);
+    vline(name, "flags", v);
+}
+
+/* A retained handle: which one it is; the probe now holds the reference. */
+static void show_retained(const char *name, CUresult rc)
+{
+    char v[2] = {'-', 0};
+    if (rc != CUDA_SUCCESS) return;
+    int i = st_index(vs_h);
+    if (i >= 0) {
+        S.refs[i]++;
+        v[0] = (char)('A' + i);
+    } else {
+        v[0] = '?';
+        cuMemRelease(vs_h);
+    }
+    vline(name, "retained", v);
+}
+
+static void ctx_in(void)
+{
+    if (vs_mode == VS_PRIMARY) cuCtxPushCurrent(vs_primary);
+    if (vs_mode == VS_OTHER) cuCtxPushCurrent(vs_other);
+    if (vs_mode == VS_NONE) cuCtxPopCurrent(NULL);
+}
+static void ctx_out(void)
+{
+    if (vs_mode == VS_PRIMARY || vs_mode == VS_OTHER) cuCtxPopCurrent(NULL);
+    if (vs_mode == VS_NONE) cuCtxPushCurrent(vs_home);
+}
+/* P() in the context vs_mode names. */
+#define PC(name, call) ({ ctx_in(); CUresult rc__ = P(name, call); ctx_out(); rc__; })
+
+/* One case: state `spec`, the call, then `after` (rc_ holds the answer, n_ the name). */
+#define VCASE(name, spec, call, after) do { const char *n_ = (name); if (vbegin(n_, spec)) { \
+    CUresult rc_ = PC(n_, call); (void)rc_; after; vend(n_); } } while (0)
+#define MAPC(name, spec, ptr, size, off, h, fl) VCASE(name, spec, cuMemMap((ptr), (size), (off), (h), (fl)), \
+    { if (rc_ == CUDA_SUCCESS) st_add((ptr), (size), st_index(h)); show_layout(n_); show_data(n_); })
+#define UNMAPC(name, spec, ptr, size) VCASE(name, spec, cuMemUnmap((ptr), (size)), \
+    { if (rc_ == CUDA_SUCCESS) st_unmapped((ptr), (size)); show_layout(n_); show_data(n_); })
+#define SETC(name, spec, ptr, size, desc, count) VCASE(name, spec, cuMemSetAccess((ptr), (size), (desc), (count)), \
+    { show_access(n_); show_data(n_); })
+#define GETC(name, spec, ptr) VCASE(name, spec, cuMemGetAccess(&vs_flags, &loc0, (ptr)), show_flags(n_, rc_))
+#define RETC(name, spec, ptr) VCASE(name, spec, cuMemRetainAllocationHandle(&vs_h, (void *)(uintptr_t)(ptr)), \
+    show_retained(n_, rc_))
+#define RELC(name, spec, hc) VCASE(name, spec, cuMemRelease(H(hc)), \
+    { if (rc_ == CUDA_SUCCESS) S.refs[(hc) - 'A']--; show_layout(n_); show_data(n_); })
+#define FREEC(name, spec, ptr, size) VCASE(name, spec, cuMemAddressFree((ptr), (size)), \
+    { st_freed(rc_, (ptr), (size)); show_layout(n_); })
+
+static void vs_setup(void)
+{
+    vs_home = setup();
+    st_failed = 0;
+    vs_mode = VS_HOME;
+}
+static void vs_finish(void)
+{
+    if (st_failed) exit(3);
+}
+
+/* cuMemMap: the size and offset asked for against the handle's state (target free), then the
+ * target's state: a mapping of the same handle or another one, exactly there, straddling an
+ * edge, around or inside the range, two mappings, two reservations, past R's end. */
+static void s_vmmstate_map(void)
+{
+    vs_setup();
+    static const struct { const char *what; size_t n, off; } sz[] = {
+        {"whole", 4, 0},          {"first half", 2, 0},           {"first granule", 1, 0},
+        {"offset 2g, second half", 2, 2}, {"offset g, middle half", 2, 1}, {"offset g to the end", 3, 1},
+        {"5 granules of 4", 5, 0}, {"offset 2g, 4 granules", 4, 2},
+    };
+    static const struct { const char *what, *spec; } hs[] = {
+        {"A unmapped", "A4"},
+        {"A mapped in E", "A4 A@e0"},
+        {"A mapped in R", "A4 A@0"},
+        {"A released, mapped in E", "A4 A@e0 relA"},
+        {"A mapped in E, rw", "A4 A@e0 rw"},
+    };
+    char n[160];
+    for (size_t i = 0; i < sizeof hs / sizeof hs[0]; i++)
+        for (size_t j = 0; j < sizeof sz / sizeof sz[0]; j++) {
+            snprintf(n, sizeof n, "map A(4) %s, free target, %s", sz[j].what, hs[i].what);
+            MAPC(n, hs[i].spec, R(6), sz[j].n * g, sz[j].off * g, H('A'), 0);
+        }
+    MAPC("map A(1) whole, free target", "A1", R(4), g, 0, H('A'), 0);
+    MAPC("map A released (never mapped)", "A2 relA", R(4), 2 * g, 0, H('A'), 0);
+
+    static const struct { const char *name, *spec; char where; long at; size_t n, off; char h; } ov[] = {
+        /* another handle there */
+        {"map A over B exact", "A2 B2 B@4", 'r', 4, 2, 0, 'A'},
+        {"map A over B starting inside it", "A2 B2 B@4", 'r', 5, 2, 0, 'A'},
+        {"map A over B ending inside it", "A2 B2 B@4", 'r', 3, 2, 0, 'A'},
+        {"map A over D(1) starting at its start", "A2 D1 D@4", 'r', 4, 2, 0, 'A'},
+        {"map A over D(1) ending at its end", "A2 D1 D@5", 'r', 4, 2, 0, 'A'},
+        {"map F(4) covering D(1)", "F4 D1 D@5", 'r', 4, 4, 0, 'F'},
+        {"map F(4) covering B", "F4 B2 B@5", 'r', 4, 4, 0, 'F'},
+        {"map A inside F(4) at its start", "A2 F4 F@4", 'r', 4, 2, 0, 'A'},
+        {"map A inside F(4) in its middle", "A2 F4 F@4", 'r', 5, 2, 0, 'A'},
+        {"map A inside F(4) at its end", "A2 F4 F@4", 'r', 6, 2, 0, 'A'},
+        {"map A adjacent after B", "A2 B2 B@4", 'r', 6, 2, 0, 'A'},
+        {"map A adjacent before B", "A2 B2 B@4", 'r', 2, 2, 0, 'A'},
+        {"map A over B and C (B mapped first)", "A2 B2 C2 B@4 C@6", 'r', 5, 2, 0, 'A'},
+        {"map A over B and C (C mapped first)", "A2 B2 C2 C@6 B@4", 'r', 5, 2, 0, 'A'},
+        {"map F(4) over B and C exactly", "F4 B2 C2 B@4 C@6", 'r', 4, 4, 0, 'F'},
+        {"map F(4) over B and C and a free granule", "F4 B2 C2 B@4 C@6", 'r', 5, 4, 0, 'F'},
+        {"map A over D and G, 1 granule each", "A2 D1 G1 D@4 G@5", 'r', 4, 2, 0, 'A'},
+        {"map A over D and G (G mapped first)", "A2 D1 G1 G@5 D@4", 'r', 4, 2, 0, 'A'},
+        /* the same handle there */
+        {"map A over A exact", "A2 A@4", 'r', 4, 2, 0, 'A'},
+        {"map A over A starting inside it", "A2 A@4", 'r', 5, 2, 0, 'A'},
+        {"map A over A ending inside it", "A2 A@4", 'r', 3, 2, 0, 'A'},
+        {"map A adjacent after A", "A2 A@4", 'r', 6, 2, 0, 'A'},
+        {"map A adjacent before A", "A2 A@4", 'r', 2, 2, 0, 'A'},
+        {"map F(4) over F starting inside it", "F4 F@4", 'r', 6, 4, 0, 'F'},
+        {"map F(4) over F ending inside it", "F4 F@4", 'r', 2, 4, 0, 'F'},
+        {"map F(4) over F starting 1g into it", "F4 F@4", 'r', 5, 4, 0, 'F'},
+        {"map A over A then B", "A2 B2 A@4 B@6", 'r', 5, 2, 0, 'A'},
+        {"map A over B then A", "A2 B2 B@4 A@6", 'r', 5, 2, 0, 'A'},
+        {"map A over A then B (B mapped first)", "A2 B2 B@6 A@4", 'r', 5, 2, 0, 'A'},
+        {"map A over B then A (A mapped first)", "A2 B2 A@6 B@4", 'r', 5, 2, 0, 'A'},
+        /* the handle mapped somewhere else too */
+        {"map A over B exact, A mapped in E", "A2 B2 A@e0 B@4", 'r', 4, 2, 0, 'A'},
+        {"map A over B starting inside, A mapped in E", "A2 B2 A@e0 B@4", 'r', 5, 2, 0, 'A'},
+        {"map A over B ending inside, A mapped in E", "A2 B2 A@e0 B@4", 'r', 3, 2, 0, 'A'},
+        {"map A over B and C, A mapped in E", "A2 B2 C2 A@e0 B@4 C@6", 'r', 5, 2, 0, 'A'},
+        {"map A over B exact, A mapped in R", "A2 B2 A@0 B@4", 'r', 4, 2, 0, 'A'},
+        {"map A over B starting inside, A mapped in R", "A2 B2 A@0 B@4", 'r', 5, 2, 0, 'A'},
+        {"map A over B ending inside, A mapped in R", "A2 B2 A@0 B@4", 'r', 3, 2, 0, 'A'},
+        {"map A over B exact, B mapped in E too", "A2 B2 B@4 B@e0", 'r', 4, 2, 0, 'A'},
+        {"map A over B starting inside, B in E too", "A2 B2 B@4 B@e0", 'r', 5, 2, 0, 'A'},
+        {"map A over A starting inside, A in E too", "A2 A@4 A@e0", 'r', 5, 2, 0, 'A'},
+        {"map A into free E, A mapped in R", "A2 B1 A@4 B@e0", 'e', 2, 2, 0, 'A'},
+        /* after cuMemSetAccess */
+        {"map A over B exact, rw", "A2 B2 B@4 rw", 'r', 4, 2, 0, 'A'},
+        {"map A over B starting inside, rw", "A2 B2 B@4 rw", 'r', 5, 2, 0, 'A'},
+        {"map A over B ending inside, rw", "A2 B2 B@4 rw", 'r', 3, 2, 0, 'A'},
+        {"map A over B and C, rw", "A2 B2 C2 B@4 C@6 rw", 'r', 5, 2, 0, 'A'},
+        {"map A over A exact, rw", "A2 A@4 rw", 'r', 4, 2, 0, 'A'},
+        {"map A over A starting inside, rw", "A2 A@4 rw", 'r', 5, 2, 0, 'A'},
+        {"map A over A ending inside, rw", "A2 A@4 rw", 'r', 3, 2, 0, 'A'},
+        {"map A adjacent after A, rw", "A2 A@4 rw", 'r', 6, 2, 0, 'A'},
+        /* released handles still mapped */
+        {"map A over B exact, B released", "A2 B2 B@4 relB", 'r', 4, 2, 0, 'A'},
+        {"map A over B starting inside, B released", "A2 B2 B@4 relB", 'r', 5, 2, 0, 'A'},
+        {"map A over A exact, A released", "A2 A@4 relA", 'r', 4, 2, 0, 'A'},
+        {"map A over A starting inside, A released", "A2 A@4 relA", 'r', 5, 2, 0, 'A'},
+        {"map A free target, A released, mapped in R", "A2 A@4 relA", 'r', 8, 2, 0, 'A'},
+        /* part of a larger allocation over a mapping */
+        {"map A(4) first half over B exact", "A4 B2 B@4", 'r', 4, 2, 0, 'A'},
+        {"map A(4) first half starting inside B", "A4 B2 B@4", 'r', 5, 2, 0, 'A'},
+        {"map A(4) first half starting inside A", "A4 A@4", 'r', 6, 2, 0, 'A'},
+        {"map A(4) offset 2g over its own second half", "A4 A@4", 'r', 6, 2, 2, 'A'},
+        {"map A(4) offset 2g over B exact", "A4 B2 B@4", 'r', 4, 2, 2, 'A'},
+        {"map A(4) 5 granules over B", "A4 B2 B@4", 'r', 4, 5, 0, 'A'},
+        /* two reservations back to back */
+        {"map A across R into R1", "A2 r1:4", 'r', 11, 2, 0, 'A'},
+        {"map A across R into R1 ending inside B", "A2 B2 r1:4 B@12", 'r', 11, 2, 0, 'A'},
+        {"map A across R into R1 starting inside B", "A2 B2 r1:4 B@10", 'r', 11, 2, 0, 'A'},
+        {"map F(4) across R into R1", "F4 r1:4", 'r', 10, 4, 0, 'F'},
+        {"map F(4) across R1 past its end", "F4 r1:4", 'r', 14, 4, 0, 'F'},
+        {"map A at R1's start", "A2 r1:4", 'r', 12, 2, 0, 'A'},
+        /* R's edges and outside */
+        {"map A past R's end by a granule", "A2", 'r', 11, 2, 0, 'A'},
+        {"map D(1) just after R", "D1", 'r', 12, 1, 0, 'D'},
+        {"map D(1) just before R", "D1", 'r', -1, 1, 0, 'D'},
+        {"map A from before R into it", "A2", 'r', -1, 2, 0, 'A'},
+        {"map A outside every reservation (X)", "A2", 'x', 2, 2, 0, 'A'},
+        {"map A past R's end by a granule, B there", "A2 B1 B@10", 'r', 11, 2, 0, 'A'},
+    };
+    for (size_t i = 0; i < sizeof ov / sizeof ov[0]; i++) {
+        long at = ov[i].at;
+        char w = ov[i].where, hc = ov[i].h;
+        MAPC(ov[i].name, ov[i].spec, w == 'e' ? E(at) : w == 'x' ? X(at) : R(at), ov[i].n * g,
+             ov[i].off * g, H(hc), 0);
+    }
+    vs_finish();
+}
+
+/* cuMemMap with two things wrong at once: which answer wins tells the order of the checks.
+ * Base: A (2 granules, unmapped) to a free target R+8 (succeeds); B at R+2, C at R+4; Z freed. */
+enum { F_FLAGS, F_H0, F_HFREED, F_P0, F_PPAGE, F_POUT, F_PPAST, F_POVER, F_PTWO, F_PEND, F_PSAME,
+       F_PSAMEIN, F_PSAMEEND, F_S0, F_SPAGE, F_SPART, F_SBIG, F_OPAGE, F_OG, NFAULT };
+static const struct { const char *name; int group; } faults[NFAULT] = {
+    {"flags 1", 0},           {"handle 0", 1},         {"freed handle", 1},
+    {"ptr 0", 2},             {"ptr +4096", 2},        {"outside (X)", 2},
+    {"past R's end", 2},      {"over B exact", 2},     {"inside B into C", 2},
+    {"ending inside B", 2},   {"over A exact", 2},     {"inside A", 2},
+    {"ending inside A", 2},   {"size 0", 3},           {"size +4096", 3},
+    {"size g (part)", 3},     {"size 3g (too big)", 3}, {"offset 4096", 4},
+    {"offset g", 4},
+};
+
+static void vs_order_case(int f1, int f2)
+{
+    char n[160];
+    int same = (f1 >= F_PSAME && f1 <= F_PSAMEEND) || (f2 >= F_PSAME && f2 <= F_PSAMEEND);
+    const char *spec = same ? "A2 B2 H1 A@2 relH" : "A2 B2 C2 H1 B@2 C@4 relH";
+    if (f2 < 0) snprintf(n, sizeof n, "order: %s", faults[f1].name);
+    else snprintf(n, sizeof n, "order: %s + %s", faults[f1].name, faults[f2].name);
+    if (!vbegin(n, spec)) return;
+    CUdeviceptr ptr = R(8);
+    size_t size = 2 * g, off = 0;
+    CUmemGenericAllocationHandle h = H('A');
+    unsigned long long fl = 0;
+    for (int k = 0; k < 2; k++) {
+        switch (k ? f2 : f1) {
+        case F_FLAGS: fl = 1; break;
+        case F_H0: h = 0; break;
+        case F_HFREED: h = H('H'); break;
+        case F_P0: ptr = 0; break;
+        case F_PPAGE: ptr = R(8) + 4096; break;
+        case F_POUT: ptr = X(2); break;
+        case F_PPAST: ptr = R(11); break;
+        case F_POVER: ptr = R(2); break;
+        case F_PTWO: ptr = R(3); break;
+        case F_PEND: ptr = R(1); break;
+        case F_PSAME: ptr = R(2); break;
+        case F_PSAMEIN: ptr = R(3); break;
+        case F_PSAMEEND: ptr = R(1); break;
+        case F_S0: size = 0; break;
+        case F_SPAGE: size = 2 * g + 4096; break;
+        case F_SPART: size = g; break;
+        case F_SBIG: size = 3 * g; break;
+        case F_OPAGE: off = 4096; break;
+        case F_OG: off = g; break;
+        default: break;
+        }
+    }
+    if (PC(n, cuMemMap(ptr, size, off, h, fl)) == CUDA_SUCCESS) st_add(ptr, size, st_index(h));
+    show_layout(n);
+    vend(n);
+}
+
+static void s_vmmstate_order(void)
+{
+    vs_setup();
+    for (int f = 0; f < NFAULT; f++) vs_order_case(f, -1);
+    for (int f1 = 0; f1 < NFAULT; f1++)
+        for (int f2 = f1 + 1; f2 < NFAULT; f2++)
+            if (faults[f1].group != faults[f2].group) vs_order_case(f1, f2);
+    vs_finish();
+}
+
+/* cuMemUnmap: the range against the mappings in it, R's edges, unaligned starts and sizes, two
+ * reservations, handles mapped twice or released. */
+static void s_vmmstate_unmap(void)
+{
+    vs_setup();
+    const char *ab = "A2 B2 A@4 B@8";
+    UNMAPC("unmap A exact", ab, R(4), 2 * g);
+    UNMAPC("unmap A and the free granule after it", ab, R(4), 3 * g);
+    UNMAPC("unmap the free granule before A and A", ab, R(3), 3 * g);
+    UNMAPC("unmap free granules only", ab, R(6), 2 * g);
+    UNMAPC("unmap A's first half", ab, R(4), g);
+    UNMAPC("unmap A's second half", ab, R(5), g);
+    UNMAPC("unmap straddling A's end", ab, R(5), 2 * g);
+    UNMAPC("unmap straddling A's start", ab, R(3), 2 * g);
+    UNMAPC("unmap A, the gap and B", ab, R(4), 6 * g);
+    UNMAPC("unmap A, the gap and half of B", ab, R(4), 5 * g);
+    UNMAPC("unmap half of A, the gap and B", ab, R(5), 5 * g);
+    UNMAPC("unmap A and B adjacent", "A2 B2 A@4 B@6", R(4), 4 * g);
+    UNMAPC("unmap A and B adjacent, half of B", "A2 B2 A@4 B@6", R(4), 3 * g);
+    UNMAPC("unmap the whole of R", ab, R(0), VS_R * g);
+    UNMAPC("unmap R and a granule past its end", ab, R(0), (VS_R + 1) * g);
+    UNMAPC("unmap from the granule before R", ab, R(-1), (VS_R + 1) * g);
+    UNMAPC("unmap free, running past R's end", ab, R(10), 4 * g);
+    UNMAPC("unmap outside every reservation (X)", ab, X(2), 2 * g);
+    UNMAPC("unmap ptr 0", ab, 0, 2 * g);
+    UNMAPC("unmap size 0", ab, R(4), 0);
+    /* unaligned */
+    UNMAPC("unmap free, ptr +4096", ab, R(10) + 4096, g);
+    UNMAPC("unmap free, ptr +4096, ending on a granule", ab, R(10) + 4096, g - 4096);
+    UNMAPC("unmap free, ptr +g/2", ab, R(10) + g / 2, g);
+    UNMAPC("unmap from 4096 before A over A", ab, R(4) - 4096, 2 * g + 4096);
+    UNMAPC("unmap ptr +4096 inside A to its end", ab, R(4) + 4096, 2 * g - 4096);
+    UNMAPC("unmap ptr +4096 at R's last granule", ab, R(VS_R - 1) + 4096, g);
+    UNMAPC("unmap ptr +4096 at R's last, ending in R", ab, R(VS_R - 1) + 4096, g - 4096);
+    UNMAPC("unmap ptr +4096 before A, size 2g", ab, R(3) + 4096, 2 * g);
+    UNMAPC("unmap A plus a page", ab, R(4), 2 * g + 4096);
+    UNMAPC("unmap A less a page", ab, R(4), 2 * g - 4096);
+    UNMAPC("unmap free, size g/2", ab, R(10), g / 2);
+    UNMAPC("unmap free, size 4096", ab, R(10), 4096);
+    /* states of the mapping and its handle */
+    UNMAPC("unmap A exact, rw", "A2 B2 A@4 B@8 rw", R(4), 2 * g);
+    UNMAPC("unmap A's first half, rw", "A2 B2 A@4 B@8 rw", R(4), g);
+    UNMAPC("unmap A in R, A mapped in E too", "A2 A@4 A@e0 rw", R(4), 2 * g);
+    UNMAPC("unmap A in E, A mapped in R too", "A2 A@4 A@e0 rw", E(0), 2 * g);
+    UNMAPC("unmap A released while mapped", "A2 A@4 relA", R(4), 2 * g);
+    UNMAPC("unmap A in R, released, mapped in E too", "A2 A@4 A@e0 relA rw", R(4), 2 * g);
+    UNMAPC("unmap F(4) exact", "F4 F@4", R(4), 4 * g);
+    UNMAPC("unmap F(4)'s middle", "F4 F@4", R(5), 2 * g);
+    /* two reservations back to back, A crossing from R into R1 */
+    UNMAPC("unmap A across R and R1 exact", "A2 r1:4 A@11", R(11), 2 * g);
+    UNMAPC("unmap R's part of A across R and R1", "A2 r1:4 A@11", R(11), g);
+    UNMAPC("unmap R1's part of A across R and R1", "A2 r1:4 A@11", R(12), g);
+    UNMAPC("unmap the whole of R1, A crossing into it", "A2 r1:4 A@11", R(12), 4 * g);
+    UNMAPC("unmap the whole of R, A crossing out of it", "A2 r1:4 A@11", R(0), VS_R * g);
+    UNMAPC("unmap R and R1 as one range", "A2 r1:4 A@11", R(0), (VS_R + 4) * g);
+    UNMAPC("unmap R and R1 as one range, A in R1", "A2 r1:4 A@13", R(0), (VS_R + 4) * g);
+    UNMAPC("unmap free range across R and R1", "A2 r1:4 A@4", R(10), 4 * g);
+    vs_finish();
+}
+
+/* cuMemSetAccess and cuMemGetAccess against the mappings in the range. */
+static void s_vmmstate_access(void)
+{
+    vs_setup();
+    const char *ab = "A2 B2 A@4 B@6", *agb = "A2 B2 A@4 B@8";
+    CUmemAccessDesc rw_ro[2] = {rw, ro}, ro_rw[2] = {ro, rw}, rw_bad[2] = {rw, bad};
+    SETC("setaccess A exact", ab, R(4), 2 * g, &rw, 1);
+    SETC("setaccess A's first half", ab, R(4), g, &rw, 1);
+    SETC("setaccess A's second half", ab, R(5), g, &rw, 1);
+    SETC("setaccess A and B adjacent", ab, R(4), 4 * g, &rw, 1);
+    SETC("setaccess A, B and the granule after", ab, R(4), 5 * g, &rw, 1);
+    SETC("setaccess straddling A's end into B", ab, R(5), 2 * g, &rw, 1);
+    SETC("setaccess A, the gap and B", agb, R(4), 6 * g, &rw, 1);
+    SETC("setaccess A and the free granule after", agb, R(4), 3 * g, &rw, 1);
+    SETC("setaccess the free granule before and A", agb, R(3), 3 * g, &rw, 1);
+    SETC("setaccess free granules only", agb, R(6), 2 * g, &rw, 1);
+    SETC("setaccess the whole of R", agb, R(0), VS_R * g, &rw, 1);
+    SETC("setaccess ptr 0", agb, 0, 2 * g, &rw, 1);
+    SETC("setaccess outside every reservation (X)", agb, X(2), 2 * g, &rw, 1);
+    SETC("setaccess A, ptr +4096", agb, R(4) + 4096, 2 * g - 4096, &rw, 1);
+    SETC("setaccess A plus a page", agb, R(4), 2 * g + 4096, &rw, 1);
+    SETC("setaccess A less a page", agb, R(4), 2 * g - 4096, &rw, 1);
+    SETC("setaccess A, descriptors rw then ro", agb, R(4), 2 * g, rw_ro, 2);
+    SETC("setaccess A, descriptors ro then rw", agb, R(4), 2 * g, ro_rw, 2);
+    SETC("setaccess A, descriptors rw then flags 2", "A2 B2 A@4 B@8 rw", R(4), 2 * g, rw_bad, 2);
+    SETC("setaccess A read-only, rw before", "A2 B2 A@4 B@8 rw", R(4), 2 * g, &ro, 1);
+    SETC("setaccess A PROT_NONE, rw before", "A2 B2 A@4 B@8 rw", R(4), 2 * g, &pnone, 1);
+    SETC("setaccess A rw again, rw before", "A2 B2 A@4 B@8 rw", R(4), 2 * g, &rw, 1);
+    SETC("setaccess A's first half read-only, rw", "A2 B2 A@4 B@8 rw", R(4), g, &ro, 1);
+    SETC("setaccess A in R, A mapped in E too", "A2 A@4 A@e0", R(4), 2 * g, &rw, 1);
+    SETC("setaccess A in R read-only, A in E too, rw", "A2 A@4 A@e0 rw", R(4), 2 * g, &ro, 1);
+    SETC("setaccess A released while mapped", "A2 A@4 relA", R(4), 2 * g, &rw, 1);
+    SETC("setaccess F(4)'s middle", "F4 F@4", R(5), 2 * g, &rw, 1);
+    SETC("setaccess A across R and R1", "A2 r1:4 A@11", R(11), 2 * g, &rw, 1);
+    SETC("setaccess R's part of A across R and R1", "A2 r1:4 A@11", R(11), g, &rw, 1);
+    SETC("setaccess R1's part of A across R and R1", "A2 r1:4 A@11", R(12), g, &rw, 1);
+    SETC("setaccess A and B across R and R1", "A2 B2 r1:4 A@10 B@12", R(10), 4 * g, &rw, 1);
+
+    GETC("getaccess A's start, no access", agb, R(4));
+    GETC("getaccess A's start, rw", "A2 B2 A@4 B@8 rw", R(4));
+    GETC("getaccess A's last byte, rw", "A2 B2 A@4 B@8 rw", R(6) - 1);
+    GETC("getaccess the byte after A, rw", "A2 B2 A@4 B@8 rw", R(6));
+    GETC("getaccess inside A, unaligned, rw", "A2 B2 A@4 B@8 rw", R(4) + g + 12345);
+    GETC("getaccess free granule of R", agb, R(10));
+    GETC("getaccess R's last byte, free", agb, R(VS_R) - 1);
+    GETC("getaccess the byte before R", agb, R(0) - 1);
+    GETC("getaccess outside every reservation (X)", agb, X(2));
+    GETC("getaccess ptr 0", agb, 0);
+    GETC("getaccess A in E, set in R only", "A2 A@4 A@e0 rw", E(0));
+    GETC("getaccess A released while mapped, rw", "A2 A@4 relA rw", R(4));
+    GETC("getaccess R1's part of A across R and R1", "A2 r1:4 A@11 rw", R(12));
+    vs_finish();
+}
+
+/* cuMemRetainAllocationHandle, cuMemRelease, cuMemGetAllocationPropertiesFromHandle and
+ * cuMemAddressFree against the handle's and the reservation's state. */
+static void s_vmmstate_handles(void)
+{
+    vs_setup();
+    const char *a = "A2 B2 A@4 B@8";
+    RETC("retain A's start", a, R(4));
+    RETC("retain A's last byte", a, R(6) - 1);
+    RETC("retain the byte after A", a, R(6));
+    RETC("retain a free granule of R", a, R(10));
+    RETC("retain outside every reservation (X)", a, X(2));
+    RETC("retain ptr 0", a, 0);
+    RETC("retain A's start, rw", "A2 B2 A@4 B@8 rw", R(4));
+    RETC("retain A in E, A mapped in R too", "A2 A@4 A@e0", E(1));
+    RETC("retain A released while mapped", "A2 A@4 relA", R(4));
+    RETC("retain R1's part of A across R and R1", "A2 r1:4 A@11", R(12));
+
+    RELC("release A unmapped", "A2", 'A');
+    RELC("release A mapped", "A2 A@4 rw", 'A');
+    RELC("release A mapped in R and E", "A2 A@4 A@e0 rw", 'A');
+    RELC("release A mapped, released before", "A2 A@4 relA rw", 'A');
+    RELC("release A unmapped, released before", "A2 relA", 'A');
+    if (vbegin("release A mapped, after a retain", "A2 A@4 rw")) {
+        if (P("release A mapped, after a retain", cuMemRetainAllocationHandle(&vs_h, (void *)(uintptr_t)R(4))) ==
+            CUDA_SUCCESS)
+            S.refs[0]++;
+        if (P("  after a retain: release", cuMemRelease(H('A'))) == CUDA_SUCCESS) S.refs[0]--;
+        if (P("  after a retain: release again", cuMemRelease(H('A'))) == CUDA_SUCCESS) S.refs[0]--;
+        if (P("  after a retain: release a third time", cuMemRelease(H('A'))) == CUDA_SUCCESS) S.refs[0]--;
+        show_layout("release A mapped, after a retain");
+        show_data("release A mapped, after a retain");
+        vend("release A mapped, after a retain");
+    }
+    MAPC("released A, still mapped: map it again", "A2 A@4 relA rw", R(8), 2 * g, 0, H('A'), 0);
+    MAPC("released A, still mapped: map it in E", "A2 B1 A@4 B@e2 relA", E(0), 2 * g, 0, H('A'), 0);
+    if (vbegin("released A: unmap, then map it", "A2 A@4 relA")) {
+        if (P("released A: unmap, then map it", cuMemUnmap(R(4), 2 * g)) == CUDA_SUCCESS) st_unmapped(R(4), 2 * g);
+        if (P("  unmapped released A: map", cuMemMap(R(4), 2 * g, 0, H('A'), 0)) == CUDA_SUCCESS)
+            st_add(R(4), 2 * g, 0);
+        if (P("  unmapped released A: release", cuMemRelease(H('A'))) == CUDA_SUCCESS) S.refs[0]--;
+        show_layout("released A: unmap, then map it");
+        vend("released A: unmap, then map it");
+    }
+    if (vbegin("released A: retain, unmap, map again", "A2 A@4 relA")) {
+        if (P("released A: retain, unmap, map again", cuMemRetainAllocationHandle(&vs_h, (void *)(uintptr_t)R(4))) ==
+            CUDA_SUCCESS)
+            S.refs[0]++;
+        YN("  retained is A", vs_h == H('A'));
+        if (P("  retained released A: unmap", cuMemUnmap(R(4), 2 * g)) == CUDA_SUCCESS) st_unmapped(R(4), 2 * g);
+        if (P("  retained released A: map again", cuMemMap(R(6), 2 * g, 0, H('A'), 0)) == CUDA_SUCCESS)
+            st_add(R(6), 2 * g, 0);
+        show_layout("released A: retain, unmap, map again");
+        vend("released A: retain, unmap, map again");
+    }
+    CUmemAllocationProp pp;
+    VCASE("props of A unmapped", "A2", cuMemGetAllocationPropertiesFromHandle(&pp, H('A')), {});
+    VCASE("props of A mapped", "A2 A@4", cuMemGetAllocationPropertiesFromHandle(&pp, H('A')), {});
+    VCASE("props of A released while mapped", "A2 A@4 relA", cuMemGetAllocationPropertiesFromHandle(&pp, H('A')), {});
+    VCASE("props of A released, mapped in R and E", "A2 A@4 A@e0 relA",
+          cuMemGetAllocationPropertiesFromHandle(&pp, H('A')), {});
+
+    FREEC("addressfree R empty", "", R(0), VS_R * g);
+    FREEC("addressfree R with A mapped", "A2 A@4", R(0), VS_R * g);
+    FREEC("addressfree R with A mapped, rw", "A2 A@4 rw", R(0), VS_R * g);
+    FREEC("addressfree R with A released, mapped", "A2 A@4 relA", R(0), VS_R * g);
+    FREEC("addressfree R, A mapped in E only", "A2 A@e0", R(0), VS_R * g);
+    FREEC("addressfree E, A mapped in R and E", "A2 A@4 A@e0", E(0), VS_E * g);
+    FREEC("addressfree R a granule short", "", R(0), (VS_R - 1) * g);
+    FREEC("addressfree R a granule long", "", R(0), (VS_R + 1) * g);
+    FREEC("addressfree R a page short", "", R(0), VS_R * g - 4096);
+    FREEC("addressfree R's second granule on", "", R(1), (VS_R - 1) * g);
+    FREEC("addressfree R, ptr +4096", "", R(0) + 4096, VS_R * g);
+    FREEC("addressfree ptr 0", "", 0, VS_R * g);
+    FREEC("addressfree size 0", "", R(0), 0);
+    FREEC("addressfree outside every reservation (X)", "", X(0), VS_X * g);
+    FREEC("addressfree R and R1 as one range", "r1:4", R(0), (VS_R + 4) * g);
+    FREEC("addressfree R1 alone", "r1:4", R(VS_R), 4 * g);
+    FREEC("addressfree R1, A crossing into it", "A2 r1:4 A@11", R(VS_R), 4 * g);
+    FREEC("addressfree R, A crossing out of it", "A2 r1:4 A@11", R(0), VS_R * g);
+    FREEC("addressfree R1, A mapped in R only", "A2 r1:4 A@4", R(VS_R), 4 * g);
+    if (vbegin("addressfree R after unmapping A", "A2 A@4 rw")) {
+        if (P("addressfree R after unmapping A", cuMemUnmap(R(4), 2 * g)) == CUDA_SUCCESS) st_unmapped(R(4), 2 * g);
+        CUdeviceptr r0 = R(0);
+        CUresult rc = P("  after unmapping A: addressfree", cuMemAddressFree(r0, VS_R * g));
+        st_freed(rc, r0, VS_R * g);
+        P("  after unmapping A: addressfree again", cuMemAddressFree(r0, VS_R * g));
+        vend("addressfree R after unmapping A");
+    }
+    vs_finish();
+}
+
+/* The calls made in the primary context, another created context and with none current, on
+ * state built in the section's own context; and mappings of a context destroyed since. */
+static void s_vmmstate_ctx(void)
+{
+    vs_setup();
+    static const char *mname[] = {"home", "primary", "other context", "no context"};
+    char n[160];
+    uint32_t buf[16];
+    size_t gg = 0;
+    CUmemAllocationProp pp;
+    CUdeviceptr va;
+    cuDevicePrimaryCtxRetain(&vs_primary, dev);
+    ctx_create(&vs_other);
+    cuCtxPopCurrent(NULL);
+#define NM(s) (snprintf(n, sizeof n, "%s: %s", mname[md], s), n)
+    for (int md = VS_PRIMARY; md <= VS_NONE; md++) {
+        vs_mode = md;
+        MAPC(NM("map A free"), "A2", R(4), 2 * g, 0, H('A'), 0);
+        MAPC(NM("map A over B exact"), "A2 B2 B@4", R(4), 2 * g, 0, H('A'), 0);
+        MAPC(NM("map A over B starting inside"), "A2 B2 B@4", R(5), 2 * g, 0, H('A'), 0);
+        MAPC(NM("map A(4) first half"), "A4", R(4), 2 * g, 0, H('A'), 0);
+        SETC(NM("setaccess A"), "A2 A@4", R(4), 2 * g, &rw, 1);
+        SETC(NM("setaccess A's first half"), "A2 A@4", R(4), g, &rw, 1);
+        GETC(NM("getaccess A, rw"), "A2 A@4 rw", R(4));
+        RETC(NM("retain A"), "A2 A@4", R(4));
+        UNMAPC(NM("unmap A, rw"), "A2 A@4 rw", R(4), 2 * g);
+        UNMAPC(NM("unmap A's first half, rw"), "A2 A@4 rw", R(4), g);
+        RELC(NM("release A mapped, rw"), "A2 A@4 rw", 'A');
+        RELC(NM("release A unmapped"), "A2", 'A');
+        FREEC(NM("addressfree R empty"), "", R(0), VS_R * g);
+        FREEC(NM("addressfree R with A mapped"), "A2 A@4", R(0), VS_R * g);
+        VCASE(NM("props of A"), "A2", cuMemGetAllocationPropertiesFromHandle(&pp, H('A')), {});
+        VCASE(NM("granularity"), "", cuMemGetAllocationGranularity(&gg, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), {});
+        VCASE(NM("reserve"), "", cuMemAddressReserve(&va, g, 0, 0, 0), {
+            if (rc_ == CUDA_SUCCESS && cuMemAddressFree(va, g) != CUDA_SUCCESS) st_failed = 1;
+        });
+        VCASE(NM("create"), "", cuMemCreate(&vs_h, g, &prop, 0), {
+            if (rc_ == CUDA_SUCCESS && cuMemRelease(vs_h) != CUDA_SUCCESS) st_failed = 1;
+        });
+        VCASE(NM("memcpyDtoH of A, rw"), "A2 A@4 rw", cuMemcpyDtoH(buf, R(4), sizeof buf), {
+            if (rc_ == CUDA_SUCCESS) vline(n_, "marker read", buf[0] == st_marker(0, 0) ? "yes" : "no");
+        });
+        VCASE(NM("memsetD32 into A, rw"), "A2 A@4 rw", cuMemsetD32(R(4), 7, 16), {
+            cuCtxSynchronize();
+            if (rc_ == CUDA_SUCCESS) vline(n_, "fill seen", words_are(R(4), 7, 16) ? "yes" : "no");
+        });
+    }
+#undef NM
+    vs_mode = VS_HOME;
+    /* a mapping made while another context was current, that context destroyed since */
+    CUcontext c3;
+    const char *dn = "destroyed context's mapping";
+    ctx_create(&c3);
+    if (vbegin(dn, "A2 A@4 rw")) {
+        cuCtxDestroy(c3);
+        c3 = NULL;
+        unsigned long long fl = 99;
+        P(dn, cuMemGetAccess(&fl, &loc0, R(4)));
+        V("  destroyed context's mapping: flags", "%llu", fl);
+        show_data(dn);
+        if (P("  destroyed context's mapping: unmap", cuMemUnmap(R(4), 2 * g)) == CUDA_SUCCESS)
+            st_unmapped(R(4), 2 * g);
+        show_layout(dn);
+        vend(dn);
+    }
+    if (c3) cuCtxDestroy(c3);
+    if (vbegin("mapping seen from a context created after it", "A2 A@4 rw")) {
+        CUcontext c4;
+        ctx_create(&c4);
+        P("mapping seen from a context created after it", cuMemcpyDtoH(buf, R(4), sizeof buf));
+        YN("  context created after: marker read", buf[0] == st_marker(0, 0));
+        cuCtxDestroy(c4);
+        vend("mapping seen from a context created after it");
+    }
+    cuCtxDestroy(vs_other);
+    cuDevicePrimaryCtxRelease(dev);
+    vs_finish();
+}
+
 static const struct { const char *name; void (*fn)(void); } sections[] = {
     {"vmm_args", s_vmm_args},         {"vmm_map", s_vmm_map},     {"vmm_handles", s_vmm_handles},
     {"vmm_access", s_vmm_access},     {"alloc", s_alloc},         {"host", s_host},
@@ -1356,6 +2179,9 @@ static const struct { const char *name; void (*fn)(void); } sections[] = {
     {"modules", s_modules},           {"kfault_ro", s_kfault_ro}, {"kfault_unmapped", s_kfault_unmapped},
     {"kfault_noaccess", s_kfault_noaccess}, {"bogus", s_bogus}, {"arrays", s_arrays},
     {"extmem", s_extmem},             {"graphics", s_graphics},
+    {"vmmstate_map", s_vmmstate_map}, {"vmmstate_order", s_vmmstate_order},
+    {"vmmstate_unmap", s_vmmstate_unmap}, {"vmmstate_access", s_vmmstate_access},
+    {"vmmstate_handles", s_vmmstate_handles}, {"vmmstate_ctx", s_vmmstate_ctx},
 };
 #define NSECT (sizeof sections / sizeof sections[0])
 

@@ -26,7 +26,7 @@ typedef CUresult (*gpa1_fn)(const char *, void **, int, cuuint64_t);
 typedef CUresult (*get_export_table_fn)(const void **, const CUuuid *);
 typedef CUresult (*init_fn)(unsigned int);
 
-static gpa2_fn gpa2;
+static gpa2_fn gpa2, gpa2_ptsz;
 static gpa1_fn gpa1;
 
 static const char *symname(void *p)
@@ -100,7 +100,7 @@ static void fixed_cases(const char *when)
             printf("fixed %s name[%s] flags=%d rc=%d status=%d sym=%s\n", when, odd[i], f, rc, st,
                    p == (void *)0x1 ? "untouched" : symname(p));
         }
-    int badver[] = {-1, 0, 1000, 2000, 3000, 3020, 3999, 10000, 10020, 11030, 11040, 12000, 12080, 13000, 13010, 99999, 0x7fffffff};
+    int badver[] = {(int)0x80000000, -2, -1, 0, 1000, 2000, 3000, 3020, 3999, 10000, 10020, 11030, 11040, 12000, 12080, 13000, 13010, 99999, 0x7fffffff};
     const char *vnames[] = {"cuInit", "cuMemMap", "cuMemAlloc", "cuCtxCreate", "cuMemAllocAsync", "cuGetProcAddress", "cuStreamGetCtx", NULL};
     for (int j = 0; vnames[j]; j++)
         for (unsigned i = 0; i < sizeof badver / sizeof *badver; i++) {
@@ -116,7 +116,23 @@ static void fixed_cases(const char *when)
         printf("fixed %s flags=%llu rc=%d status=%d sym=%s\n", when, (unsigned long long)badflags[i], rc, st,
                p == (void *)0x1 ? "untouched" : symname(p));
     }
+    if (gpa2_ptsz) {
+        const char *l[] = {"cuMemcpyAsync", "cuMemAlloc", "cuStreamGetCtx", "cuNoSuchCall", NULL};
+        for (int i = 0; l[i]; i++)
+            for (int f = 0; f < 3; f++) {
+                p = (void *)0x1; st = 77;
+                rc = gpa2_ptsz(l[i], &p, 13000, (cuuint64_t)f, &st);
+                printf("fixed %s v2_ptsz name[%s] flags=%d rc=%d status=%d sym=%s\n", when, l[i], f, rc, st,
+                       p == (void *)0x1 ? "untouched" : symname(p));
+            }
+    }
     if (gpa1) {
+        p = (void *)0x1;
+        rc = gpa1("cuInit", &p, 13010, 0);
+        printf("fixed %s v1 name[cuInit] ver=13010 rc=%d sym=%s\n", when, rc, p == (void *)0x1 ? "untouched" : symname(p));
+        p = (void *)0x1;
+        rc = gpa1("cuMemcpyAsync", &p, 13000, 4);
+        printf("fixed %s v1 name[cuMemcpyAsync] flags=4 rc=%d sym=%s\n", when, rc, p == (void *)0x1 ? "untouched" : symname(p));
         const char *l[] = {"cuInit", "cuMemAlloc", "cuNoSuchCall", "cuMemcpyAsync", "cuCtxCreate", NULL};
         for (int i = 0; l[i]; i++)
             for (int f = 0; f < 3; f++) {
@@ -147,6 +163,7 @@ int main(int argc, char **argv)
     if (!lib) { fprintf(stderr, "dlopen: %s\n", dlerror()); return 1; }
     gpa2 = (gpa2_fn)dlsym(lib, "cuGetProcAddress_v2");
     gpa1 = (gpa1_fn)dlsym(lib, "cuGetProcAddress");
+    gpa2_ptsz = (gpa2_fn)dlsym(lib, "cuGetProcAddress_v2_ptsz");
     get_export_table_fn get = (get_export_table_fn)dlsym(lib, "cuGetExportTable");
     init_fn init = (init_fn)dlsym(lib, "cuInit");
     printf("# exports cuGetProcAddress_v2=%s cuGetProcAddress=%s cuGetExportTable=%s\n",
