@@ -1,0 +1,13 @@
+# Runs PROBE and compares its output with RECORD (lines starting with '#' in RECORD are comments).
+execute_process(COMMAND ${PROBE} OUTPUT_VARIABLE got RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${PROBE} exited with ${rc}")
+endif()
+file(STRINGS ${RECORD} want_lines REGEX "^[^#]")
+string(REPLACE "\n" ";" got_lines "${got}")
+list(FILTER got_lines EXCLUDE REGEX "^$")
+list(LENGTH want_lines n)
+if(NOT "${got_lines}" STREQUAL "${want_lines}")
+  message(FATAL_ERROR "differs from ${RECORD}:\n got: ${got_lines}\nwant: ${want_lines}")
+endif()
+message(STATUS "${n} lines identical to ${RECORD}")
