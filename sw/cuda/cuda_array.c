@@ -649,6 +649,8 @@ static CUresult resolve(xep *e, CUmemorytype type, const void *host, CUdeviceptr
         e->span = (d - 1) * e->slice + (h - 1) * pitch + w;
         if (start + e->span >= (1ull << 47)) return CUDA_ERROR_INVALID_VALUE;
         if (type == CU_MEMORYTYPE_HOST) {
+            /* In the reserved device window: an unmapped device address, not host memory. */
+            if (cu_window_owns((uint64_t)(uintptr_t)host + start, e->span)) return CUDA_ERROR_INVALID_VALUE;
             e->host = 1;
             e->hp = (uint8_t *)(uintptr_t)host + start;
             cu_dalloc *hd = cu_dalloc_host(e->hp, e->span);

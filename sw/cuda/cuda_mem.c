@@ -766,6 +766,8 @@ static int dev_access_ok(uint64_t va, size_t n, unsigned need)
 }
 #define DST_OK(va, n) (dev_range_ok(va, n) && dev_access_ok(va, n, 3))
 #define SRC_OK(va, n) (dev_range_ok(va, n) && dev_access_ok(va, n, 1))
+/* A "host" pointer inside the reserved device window is no host memory (cuda_window.c). */
+#define HOST_IN_WINDOW(p, n) cu_window_owns((uint64_t)(uintptr_t)(p), n)
 
 static CUresult copy_htod(CUdeviceptr dst, const void *src, size_t n, CUstream hs, int async)
 {
@@ -774,7 +776,7 @@ static CUresult copy_htod(CUdeviceptr dst, const void *src, size_t n, CUstream h
     CUresult rc = cu_stream_resolve(hs, &c, &s);
     if (rc) return rc;
     if (n == 0) return CUDA_SUCCESS;
-    if (!src || !DST_OK(dst, n)) return CUDA_ERROR_INVALID_VALUE;
+    if (!src || !DST_OK(dst, n) || HOST_IN_WINDOW(src, n)) return CUDA_ERROR_INVALID_VALUE;
     cu_dalloc *h = dalloc_host(src, n);
     if (h) return cu_copy(c, s, dst, h->va + (uint64_t)((const uint8_t *)src - (uint8_t *)h->host), n, !async);
     /* Pageable memory: staged through the registered bounce buffer, synchronously. */
@@ -795,7 +797,7 @@ static CUresult copy_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream hs, int
     CUresult rc = cu_stream_resolve(hs, &c, &s);
     if (rc) return rc;
     if (n == 0) return CUDA_SUCCESS;
-    if (!dst || !SRC_OK(src, n)) return CUDA_ERROR_INVALID_VALUE;
+    if (!dst || !SRC_OK(src, n) || HOST_IN_WINDOW(dst, n)) return CUDA_ERROR_INVALID_VALUE;
     cu_dalloc *h = dalloc_host(dst, n);
     if (h) return cu_copy(c, s, h->va + (uint64_t)((uint8_t *)dst - (uint8_t *)h->host), src, n, !async);
     for (size_t off = 0; off < n;) {
@@ -824,6 +826,15 @@ static CUresult copy_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h
 static CUresult copy_any(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream hs, int async)
 {
     int ddev = cu_map_find(dst) != NULL, sdev = cu_map_find(src) != NULL;
+    /* In the reserved device window but in no mapping: an unmapped device address (freed, or a
+     * hole of a reservation), never host memory. NVIDIA's driver crashes here (measured);
+     * cuMemcpy documents CUDA_ERROR_INVALID_VALUE, the answer its checked copies give. */
+    if ((!ddev && cu_window_owns(dst, n)) || (!sdev && cu_window_owns(src, n))) {
+        struct CUctx_st *c;
+        vmgpu_stream *s;
+        CUresult rc = cu_stream_resolve(hs, &c, &s);
+        return rc ? rc : n ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    }
     if (ddev && sdev) return copy_dtod(dst, src, n, hs, async);
     if (ddev) return copy_htod(dst, (const void *)(uintptr_t)src, n, hs, async);
     if (sdev) return copy_dtoh((void *)(uintptr_t)dst, src, n, hs, async);

@@ -50,6 +50,13 @@ uint64_t g_next_handle_value(void);
 void cu_alloc_maybe_free(cu_alloc *a);
 int cu_mirror_replay(vmgpu_ctx *core);
 
+/* cuda_window.c: the device address window reserved in the host process (at cuInit). */
+void cu_window_reserve(void);
+/* 0 when device memory may be placed at [va, va+size); else the next address worth trying. */
+uint64_t cu_window_next(uint64_t va, uint64_t size);
+/* 1 when a byte of [va, va+n) is reserved window: a device address, never host memory. */
+int cu_window_owns(uint64_t va, uint64_t n);
+
 /* cuda_mem.c */
 CUresult cu_bounce_init(void);
 void cu_dalloc_free(cu_dalloc *d);

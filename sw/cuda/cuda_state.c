@@ -233,7 +233,9 @@ static CUresult init_locked(unsigned flags)
         g_init_rc = CUDA_ERROR_NO_DEVICE;
         return g_init_rc;
     }
-    /* The staging buffer for pageable host memory exists before any context. */
+    /* Device addresses first, then the staging buffer for pageable host memory (a device
+     * address itself), before any context. */
+    cu_window_reserve();
     CUresult r = cu_bounce_init();
     if (r) {
         if (opened_here) {
@@ -574,6 +576,7 @@ CUresult cu_va_reserve(uint64_t size, uint64_t align, uint64_t hint, int interna
                 uint64_t e = (uint64_t)r->va + r->size;
                 if (e > bump) bump = e;
             }
+        if (!bump) bump = cu_window_next(cand, size);  /* host memory sits there */
         if (!bump) {
             /* Every context must have it free too (the core's own argument granule). */
             struct CUctx_st *bad = NULL;
