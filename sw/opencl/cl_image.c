@@ -567,6 +567,11 @@ void *CL_API_CALL vcl_EnqueueMapImage(cl_command_queue q, cl_mem m, cl_bool bloc
     if (!rc && (((flags & CL_MAP_READ) && host_access(m, 0)) ||
                 ((flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) && host_access(m, 1))))
         rc = CL_INVALID_OPERATION;
+    if (!rc) {
+        vcl_mapping want = {.off = pix_off(m, o), .row_bytes = r[0] * m->elem, .rows = r[1],
+                            .slices = r[2], .flags = flags};
+        if (vcl_map_conflict(m, &want)) rc = CL_INVALID_OPERATION;
+    }
     if (!rc && !m->zero_copy && vcl_staging_ready(m)) rc = CL_MAP_FAILURE;
     vcl_mapping *x = NULL;
     if (!rc && !(x = calloc(1, sizeof *x))) rc = CL_OUT_OF_HOST_MEMORY;

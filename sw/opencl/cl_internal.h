@@ -119,6 +119,9 @@ struct _cl_mem {
     void *host_ptr;                   /* CL_MEM_HOST_PTR (USE_HOST_PTR only), incl. origin */
     cl_mem parent;                    /* sub-buffers: the buffer they are in */
     size_t origin;
+    cl_mem subs;                      /* root buffers: its sub-buffers, newest first (dead ones too:
+                                         objects are never freed, and a dead one has no maps) */
+    cl_mem sub_next;                  /* sub-buffers: the next one of the parent's list */
     /* Storage; root buffers only (sub-buffers use the parent's at + origin). */
     int zero_copy;                    /* host memory through the host aperture */
     uint8_t *host;                    /* zero copy: host address of byte 0 */
@@ -274,6 +277,9 @@ VCL_HIDDEN void vcl_cmd_free(vcl_cmd *c);
 /* Shared with cl_image.c: storage, staging, kernel view, commands and device work. */
 typedef struct prof { vmgpu_event *start; } prof;
 VCL_HIDDEN cl_mem vcl_root_of(cl_mem m);
+/* 1 when mapping want of m would overlap a mapping of m or of an object sharing its memory
+ * where either of the two is for writing (OpenCL 1.2 5.4.2.1, 3.0 5.5.4: CL_INVALID_OPERATION). */
+VCL_HIDDEN int vcl_map_conflict(cl_mem m, const vcl_mapping *want);
 VCL_HIDDEN cl_ulong vcl_max_alloc(void);
 VCL_HIDDEN int vcl_map_host(cl_context ctx, uint8_t *h, size_t size, cl_mem m);
 VCL_HIDDEN int vcl_map_device(cl_context ctx, size_t size, cl_mem m);

@@ -376,6 +376,8 @@ cl_mem CL_API_CALL vcl_CreateSubBuffer(cl_mem b, cl_mem_flags flags, cl_buffer_c
     }
     b->attached++;
     b->ctx->attached++;
+    m->sub_next = b->subs;
+    b->subs = m;
     vcl_register(m, VCL_MEM);
 out:
     vcl_leave();
@@ -895,6 +897,46 @@ cl_int CL_API_CALL vcl_EnqueueCopyBufferRect(cl_command_queue q, cl_mem src, cl_
 
 /* ------------------------------------------------------------------ map/unmap */
 
+/* The bytes a mapping covers, as a box in its root's bytes: [x0, x1) within rows [y0, y1) of
+ * slices [z0, z1). A buffer map is one row; an image map is its pixel box (rows step by rstep,
+ * slices by sstep, so the byte offset of its origin splits into the three coordinates). */
+typedef struct map_box { size_t x0, x1, y0, y1, z0, z1; } map_box;
+
+static map_box box_of(cl_mem o, const vcl_mapping *x)
+{
+    map_box b = {o->origin + x->off, o->origin + x->off + x->size, 0, 1, 0, 1};
+    if (x->rows && o->rstep && o->sstep) {
+        size_t in_slice = x->off % o->sstep;
+        b.x0 = o->origin + in_slice % o->rstep;
+        b.x1 = b.x0 + x->row_bytes;
+        b.y0 = in_slice / o->rstep;
+        b.y1 = b.y0 + x->rows;
+        b.z0 = x->off / o->sstep;
+        b.z1 = b.z0 + x->slices;
+    }
+    return b;
+}
+
+#define MAPS_FOR_WRITING(f) (((f) & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) != 0)
+
+/* Overlapping regions of an object and the objects sharing its memory (sub-buffers) may be
+ * mapped together for reading only: a map for writing over any mapped byte, or any map over a
+ * byte mapped for writing, is an error (OpenCL 3.0 5.5.4; 1.2 leaves it undefined, and a
+ * staging copy read back over the first map's writes would lose them at unmap). */
+int vcl_map_conflict(cl_mem m, const vcl_mapping *want)
+{
+    cl_mem r = vcl_root_of(m);
+    map_box a = box_of(m, want);
+    for (cl_mem o = r; o; o = o == r ? r->subs : o->sub_next)
+        for (const vcl_mapping *x = o->maps; x; x = x->next) {
+            if (!MAPS_FOR_WRITING(want->flags) && !MAPS_FOR_WRITING(x->flags)) continue;
+            map_box b = box_of(o, x);
+            if (a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1 && a.z0 < b.z1 && b.z0 < a.z1)
+                return 1;
+        }
+    return 0;
+}
+
 void *CL_API_CALL vcl_EnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool blocking,
                                        cl_map_flags flags, size_t off, size_t n, cl_uint nw,
                                        const cl_event *w, cl_event *e, cl_int *errcode_ret)
@@ -913,16 +955,16 @@ void *CL_API_CALL vcl_EnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool blo
                 ((flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) &&
                  (m->flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)))))
         rc = CL_INVALID_OPERATION;
+    vcl_mapping want = {.off = off, .size = n, .flags = flags};
+    if (!rc && vcl_map_conflict(m, &want)) rc = CL_INVALID_OPERATION;
     cl_mem r = rc ? NULL : vcl_root_of(m);
     if (!rc && !r->zero_copy && vcl_staging_ready(r)) rc = CL_MAP_FAILURE;
     vcl_mapping *x = NULL;
     if (!rc && !(x = calloc(1, sizeof *x))) rc = CL_OUT_OF_HOST_MEMORY;
     if (!rc) {
         ptr = (r->zero_copy ? r->host : r->staging) + m->origin + off;
+        *x = want;
         x->ptr = ptr;
-        x->off = off;
-        x->size = n;
-        x->flags = flags;
         x->next = m->maps;
         m->maps = x;
         m->map_count++;

@@ -1629,6 +1629,120 @@ static void t_invalid_objects(void)
     teardown();
 }
 
+/* Overlapping maps (OpenCL 3.0 5.5.4; undefined in 1.2): regions of a buffer and of its
+ * sub-buffers may overlap when every map of them is CL_MAP_READ; any overlap involving a map for
+ * writing (CL_MAP_WRITE, CL_MAP_WRITE_INVALIDATE_REGION) is CL_INVALID_OPERATION, and the
+ * refused map leaves no mapping behind. Before the check, the second map's read-back
+ * overwrote the staging copy and the bytes written through the first pointer were lost. */
+static cl_uint map_count(cl_mem m)
+{
+    cl_uint mc = 12345;
+    clGetMemObjectInfo(m, CL_MEM_MAP_COUNT, sizeof mc, &mc, NULL);
+    return mc;
+}
+
+static void *map_try(cl_mem m, cl_map_flags f, size_t off, size_t n, cl_int *err)
+{
+    return clEnqueueMapBuffer(g_q, m, CL_TRUE, f, off, n, 0, NULL, NULL, err);
+}
+
+#define MAP_REFUSED(m_, f_, off_, n_) do { cl_uint mc_ = map_count(m_); cl_int e_ = 0; \
+        void *p_ = map_try(m_, f_, off_, n_, &e_); CHECK(p_ == NULL); RC(e_, CL_INVALID_OPERATION); \
+        CHECK(map_count(m_) == mc_); } while (0)
+
+static void map_overlap_on(cl_mem_flags f, const char *what)
+{
+    cl_int err;
+    int *hp = (f & CL_MEM_USE_HOST_PTR) ? page_alloc(4096) : NULL;
+    cl_mem m = buf(f, 4096, hp);
+    const cl_map_flags W = CL_MAP_WRITE, R = CL_MAP_READ, RW = CL_MAP_READ | CL_MAP_WRITE,
+                       WI = CL_MAP_WRITE_INVALIDATE_REGION;
+    /* The lost-write scenario: write through one map, map the same bytes again. */
+    int *w = map_try(m, W, 0, 1024, &err);
+    OK(err);
+    for (int i = 0; i < 256; i++) w[i] = 5000 + i;
+    MAP_REFUSED(m, R, 0, 1024);
+    MAP_REFUSED(m, R, 1020, 8);     /* one shared byte is enough */
+    MAP_REFUSED(m, W, 512, 16);
+    MAP_REFUSED(m, RW, 0, 4096);
+    MAP_REFUSED(m, WI, 1000, 100);
+    int *nb = map_try(m, W, 1024, 1024, &err);  /* adjacent, not overlapping */
+    OK(err);
+    OK(clEnqueueUnmapMemObject(g_q, m, w, 0, NULL, NULL));
+    int back[256];
+    OK(clEnqueueReadBuffer(g_q, m, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL));
+    CHECK(back[0] == 5000 && back[255] == 5255);
+    /* Unmapped: the same bytes map again, even while the other write map stays. */
+    int *r1 = map_try(m, R, 0, 1024, &err);
+    OK(err);
+    CHECK(r1 && r1[7] == 5007);
+    /* Reading over reading is allowed; writing over reading is not. */
+    int *r2 = map_try(m, R, 512, 512, &err);
+    OK(err);
+    MAP_REFUSED(m, W, 1000, 8);
+    MAP_REFUSED(m, WI, 0, 16);
+    MAP_REFUSED(m, R, 1024, 4);     /* inside the write map still held at 1024 */
+    CHECK(map_count(m) == 3);
+    OK(clEnqueueUnmapMemObject(g_q, m, r1, 0, NULL, NULL));
+    OK(clEnqueueUnmapMemObject(g_q, m, r2, 0, NULL, NULL));
+    OK(clEnqueueUnmapMemObject(g_q, m, nb, 0, NULL, NULL));
+    /* Sub-buffers share the parent's bytes: a map of one conflicts with a map of the other. */
+    cl_buffer_region sr = {2048, 1024};
+    cl_mem s = clCreateSubBuffer(m, 0, CL_BUFFER_CREATE_TYPE_REGION, &sr, &err);
+    OK(err);
+    cl_buffer_region sr2 = {2048 + 512, 512};
+    cl_mem s2 = clCreateSubBuffer(m, 0, CL_BUFFER_CREATE_TYPE_REGION, &sr2, &err);
+    OK(err);
+    void *pw = map_try(m, W, 2048 + 100, 8, &err);
+    OK(err);
+    MAP_REFUSED(s, R, 96, 16);      /* parent bytes 2144..2159 */
+    void *sp = map_try(s, R, 108, 16, &err);  /* parent bytes 2156.., just past the write map */
+    OK(err);
+    MAP_REFUSED(m, WI, 2048 + 100 + 8, 4);  /* over the sub-buffer's read map */
+    void *s2w = map_try(s2, WI, 0, 512, &err);
+    OK(err);
+    MAP_REFUSED(s, R, 600, 4);      /* parent byte 2648: the second sub-buffer's write map */
+    MAP_REFUSED(m, R, 3000, 8);      /* the parent over the second sub-buffer's write map */
+    OK(clEnqueueUnmapMemObject(g_q, m, pw, 0, NULL, NULL));
+    OK(clEnqueueUnmapMemObject(g_q, s, sp, 0, NULL, NULL));
+    OK(clEnqueueUnmapMemObject(g_q, s2, s2w, 0, NULL, NULL));
+    OK(clFinish(g_q));
+    CHECK(map_count(m) == 0 && map_count(s) == 0 && map_count(s2) == 0);
+    OK(clReleaseMemObject(s2));
+    OK(clReleaseMemObject(s));
+    OK(clReleaseMemObject(m));
+    free(hp);
+    NOTE("%s buffer: overlapping maps refused unless all are CL_MAP_READ (sub-buffers included)", what);
+}
+
+static void t_map_overlap(void)
+{
+    setup(0);
+    map_overlap_on(0, "device");
+    map_overlap_on(CL_MEM_USE_HOST_PTR, "USE_HOST_PTR");
+    /* Images: pixel boxes, so boxes side by side in the same rows do not overlap. */
+    cl_int err;
+    cl_mem im = image(0, CL_RGBA, CL_UNSIGNED_INT8, 16, 16, 0, NULL, &err);
+    OK(err);
+    size_t o1[3] = {0, 0, 0}, r1[3] = {4, 4, 1}, o2[3] = {4, 0, 0}, o3[3] = {2, 2, 0}, rp;
+    void *a = clEnqueueMapImage(g_q, im, CL_TRUE, CL_MAP_WRITE, o1, r1, &rp, NULL, 0, NULL, NULL, &err);
+    OK(err);
+    void *b = clEnqueueMapImage(g_q, im, CL_TRUE, CL_MAP_READ, o2, r1, &rp, NULL, 0, NULL, NULL, &err);
+    OK(err);
+    void *c = clEnqueueMapImage(g_q, im, CL_TRUE, CL_MAP_READ, o3, r1, &rp, NULL, 0, NULL, NULL, &err);
+    CHECK(c == NULL);
+    RC(err, CL_INVALID_OPERATION);
+    CHECK(map_count(im) == 2);
+    OK(clEnqueueUnmapMemObject(g_q, im, a, 0, NULL, NULL));
+    c = clEnqueueMapImage(g_q, im, CL_TRUE, CL_MAP_READ, o3, r1, &rp, NULL, 0, NULL, NULL, &err);
+    OK(err);
+    OK(clEnqueueUnmapMemObject(g_q, im, b, 0, NULL, NULL));
+    OK(clEnqueueUnmapMemObject(g_q, im, c, 0, NULL, NULL));
+    OK(clReleaseMemObject(im));
+    NOTE("image: overlapping pixel boxes refused when one is mapped for writing; side by side allowed");
+    teardown();
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } cases[] = {
@@ -1638,7 +1752,7 @@ int main(int argc, char **argv)
         {"map_errors", t_map_errors}, {"copy_fill_rect", t_copy_fill_rect},
         {"events", t_events}, {"kernels", t_kernels}, {"programs", t_programs},
         {"invalid_objects", t_invalid_objects}, {"access_flags", t_access_flags},
-        {"images", t_images}, {"images_nd", t_images_nd}};
+        {"images", t_images}, {"images_nd", t_images_nd}, {"map_overlap", t_map_overlap}};
     if (argc != 2) {
         fprintf(stderr, "usage: %s <case>\n", argv[0]);
         return 2;
