@@ -275,7 +275,9 @@ static CUresult stream_sync(CUstream h)
     vmgpu_stream *s;
     CUresult rc = cu_stream_resolve(h, &c, &s);
     if (rc) return rc;
-    return cu_core_err(c, vmgpu_stream_sync(s));
+    rc = cu_core_err(c, vmgpu_stream_sync(s));
+    if (!rc) cu_pool_synced_stream(c, h); /* frees in it are complete: pools may shrink */
+    return rc;
 }
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream) { LOCKED("cuStreamSynchronize", stream_sync(hStream)); }
 CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream) { LOCKED("cuStreamSynchronize_ptsz", stream_sync(hStream)); }
@@ -312,6 +314,7 @@ static CUresult stream_wait_event(CUstream h, CUevent he, unsigned flags)
     struct CUevent_st *e = event_lookup(he);
     if (!e) return CUDA_ERROR_INVALID_HANDLE;
     if (flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL) return CUDA_ERROR_INVALID_VALUE;
+    if (e->recorded) cu_pool_stream_waits(c, h, e); /* pools follow event dependencies */
     if (!e->recorded || e->ring == vmgpu_stream_ring(s)) return CUDA_SUCCESS;  /* one ring runs in order */
     return cu_core_err(c, vmgpu_cmd_wait_fence(s, e->ring, e->fence));
 }
@@ -369,6 +372,7 @@ static CUresult event_record(CUevent he, CUstream h)
     e->recorded = 1;
     e->ring = vmgpu_stream_ring(s);
     e->fence = vmgpu_fence_last(g_dev, e->ring);
+    cu_pool_event_recorded(e, c, h);
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream) { LOCKED("cuEventRecord", event_record(hEvent, hStream)); }
@@ -409,7 +413,9 @@ static CUresult event_sync(CUevent he)
     CUresult rc = event_check(he, &e);
     if (rc) return rc;
     if (!e->recorded) return CUDA_SUCCESS;
-    return cu_core_err(e->ctx, vmgpu_event_wait(e->core));
+    rc = cu_core_err(e->ctx, vmgpu_event_wait(e->core));
+    if (!rc) cu_pool_synced_event(e);
+    return rc;
 }
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent) { LOCKED("cuEventSynchronize", event_sync(hEvent)); }
 

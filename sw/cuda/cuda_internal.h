@@ -133,4 +133,20 @@ typedef struct cu_dalloc {
 /* Exports older headers name and the current header no longer declares. */
 CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);
 
+/* cuda_pool.c, the stream-ordered allocator, learns of stream order and answers for its
+ * memory through these (all called with g_lock held): */
+void cu_pool_event_recorded(struct CUevent_st *e, struct CUctx_st *c, CUstream h);
+void cu_pool_stream_waits(struct CUctx_st *c, CUstream h, struct CUevent_st *e);
+void cu_pool_synced_stream(struct CUctx_st *c, CUstream h);
+void cu_pool_synced_event(struct CUevent_st *e);
+void cu_pool_synced_ctx(struct CUctx_st *c);
+/* 1: ptr is in a live pool allocation (its start, size, pool); -1: in a pool's range but in no
+ * allocation; 0: not pool memory. */
+int cu_pool_range(uint64_t ptr, CUdeviceptr *base, size_t *bytes, CUmemoryPool *pool);
+/* cuPointerGetAttribute and cuMemFree of pool memory (*handled 0: not pool memory). */
+CUresult cu_pool_ptr_attr(void *data, int attr, uint64_t ptr, int *handled);
+CUresult cu_pool_free_now(struct CUctx_st *c, uint64_t ptr, int *handled);
+/* cuda_mem.c: the cuMemAlloc allocation starting at va (NULL: none). */
+cu_dalloc *cu_dalloc_device_at(uint64_t va);
+
 #endif

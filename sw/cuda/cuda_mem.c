@@ -367,6 +367,11 @@ static CUresult mem_get_access(unsigned long long *flags, const CUmemLocation *l
     if (loc->type == CU_MEM_LOCATION_TYPE_DEVICE && loc->id != 0) return CUDA_ERROR_INVALID_DEVICE;
     rc = check_location(loc);
     if (rc) return rc;
+    /* Pool memory reads as no access here, though the device may use it (NVIDIA, measured). */
+    if (cu_pool_range(ptr, NULL, NULL, NULL)) {
+        *flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+        return CUDA_SUCCESS;
+    }
     cu_map *m = cu_map_find(ptr);
     if (!m) return CUDA_ERROR_INVALID_VALUE;
     *flags = m->acc[(ptr - m->va) / GRAN];
@@ -498,7 +503,12 @@ static CUresult mem_free(CUdeviceptr p)
     if (rc) return rc;
     if (p == 0) return CUDA_SUCCESS;  /* as NVIDIA (measured) */
     cu_dalloc *d = dalloc_at(p, 1 << DA_DEVICE);
-    if (!d) return CUDA_ERROR_INVALID_VALUE;
+    if (!d) {
+        /* Memory of the stream-ordered allocator may be freed here too (NVIDIA, measured). */
+        int pool;
+        rc = cu_pool_free_now(c, p, &pool);
+        return pool ? rc : CUDA_ERROR_INVALID_VALUE;
+    }
     /* Work still using it runs first (cuMemFree synchronises like NVIDIA's). */
     rc = cu_ctx_sync(c);
     if (rc) return rc;
@@ -532,6 +542,9 @@ static CUresult addr_range(CUdeviceptr *pbase, size_t *psize, CUdeviceptr p)
         if (psize) *psize = d->bytes;
         return CUDA_SUCCESS;
     }
+    /* A pool allocation: what was asked for; a pool's free space: NOT_FOUND (measured). */
+    int pr = cu_pool_range(p, pbase, psize, NULL);
+    if (pr) return pr > 0 ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
     /* The granule rounding behind a cuMemAlloc is no part of it (NVIDIA: NOT_FOUND, measured). */
     cu_map *m = cu_map_find(p);
     if (!m || m->host || !m->alloc || m->alloc->internal) return CUDA_ERROR_NOT_FOUND;
@@ -921,6 +934,9 @@ static CUresult ptr_attr(void *data, CUpointer_attribute attr, CUdeviceptr ptr)
     CUresult rc = cu_current_opt(NULL);
     if (rc) return rc;
     if (!data) return CUDA_ERROR_INVALID_VALUE;
+    int pool;
+    rc = cu_pool_ptr_attr(data, attr, ptr, &pool);
+    if (pool) return rc;
     /* What the pointer is: a cuMemAlloc/pinned range by device address, a pinned/registered
      * range by host address, or a VMM mapping. */
     cu_dalloc *d = dalloc_containing(ptr);
@@ -968,6 +984,9 @@ static CUresult ptr_attr(void *data, CUpointer_attribute attr, CUdeviceptr ptr)
     }
     case CU_POINTER_ATTRIBUTE_BUFFER_ID:
         *(unsigned long long *)data = d ? (unsigned long long)d->map_va : m->alloc->id;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+        *(CUmemoryPool *)data = NULL; /* not from a pool (NVIDIA: SUCCESS, NULL; measured) */
         return CUDA_SUCCESS;
     default:
         return CUDA_ERROR_INVALID_VALUE;
@@ -1035,3 +1054,4 @@ cu_dalloc *cu_bounce(void) { return g_bounce; }
 int cu_dev_src_ok(uint64_t va, size_t n) { return SRC_OK(va, n); }
 int cu_dev_dst_ok(uint64_t va, size_t n) { return DST_OK(va, n); }
 void cu_dalloc_link(cu_dalloc *d) { dalloc_link(d); }
+cu_dalloc *cu_dalloc_device_at(uint64_t va) { return dalloc_at(va, 1 << DA_DEVICE); }

@@ -388,7 +388,8 @@ static CUresult device_attr(int *pi, CUdevice_attribute attrib, CUdevice dev)
     case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED: v = 0; break;
     case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: v = 0; break;
     case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: v = 32; break;
-    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: v = 0; break;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: v = 1; break;  /* cuda_pool.c */
+    case CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: v = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR; break;
     default: v = 0; break;
     }
     *pi = v;
@@ -949,7 +950,9 @@ static CUresult ctx_sync(void)
     struct CUctx_st *c;
     CUresult rc = cu_current(&c);
     if (rc) return rc;
-    return cu_ctx_sync(c);
+    rc = cu_ctx_sync(c);
+    if (!rc) cu_pool_synced_ctx(c); /* every free of the context is complete: pools may shrink */
+    return rc;
 }
 CUresult CUDAAPI cuCtxSynchronize(void) { LOCKED("cuCtxSynchronize", ctx_sync()); }
 
@@ -1170,6 +1173,8 @@ static CUresult ctx_sync2(CUcontext ctx)
     struct CUctx_st *c;
     CUresult rc = ctx_named(ctx, &c);
     if (rc) return rc;
-    return cu_ctx_sync(c);
+    rc = cu_ctx_sync(c);
+    if (!rc) cu_pool_synced_ctx(c);
+    return rc;
 }
 CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx) { LOCKED("cuCtxSynchronize_v2", ctx_sync2(ctx)); }

@@ -52,6 +52,27 @@ for _k in ("other context synchronize", "other context memcpy", "other context d
            "faulted range unchanged", "other context launch", "other context synchronize after launch",
            "other context kernel wrote"):
     DEVIATIONS[_k] = ISOLATION
+# Stream-ordered pools (pool_probe.c, nvidia_pools_*.txt; docs/cuda.md "Stream-ordered memory pools").
+POOL_XPROC = ("pools are shared within one process for now (the simulated device lives in the process): "
+              "the second process's import finds no pool (INVALID_VALUE); cross-process sharing is a later issue")
+for _k in ("child: import pool", "child: import pointer", "child:   reads the parent's data",
+           "child: write through the imported pointer", "child: allocate from the imported pool",
+           "child: imported pool USED_MEM_CURRENT", "child: free the imported pointer", "child: synchronize",
+           "child: destroy the imported pool", "child's write seen"):
+    DEVIATIONS[_k] = POOL_XPROC
+DEVIATIONS.update({
+    "create allocType managed": "vmgpu has no managed memory (CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY 0): NOT_SUPPORTED",
+    "create location host": "vmgpu has no host-memory pools (CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED 0): "
+                            "NOT_SUPPORTED",
+    "create location host numa 0": "as create location host: NOT_SUPPORTED",
+    "used after cuMemFree": "NVIDIA's USED_MEM_CURRENT keeps counting pool memory freed by cuMemFree; vmgpu "
+                            "returns it to its pool, so the counter drops",
+    "set mempool destroyed pool": "NVIDIA makes a destroyed pool current (and crashes at the next cuMemAllocAsync); "
+                                  "vmgpu refuses it: INVALID_VALUE",
+    "destroyed pool get access": "NVIDIA answers for a destroyed pool (it reads the freed record); vmgpu validates "
+                                 "pool handles: INVALID_VALUE",
+    "destroyed pool set access": "as destroyed pool get access: INVALID_VALUE",
+})
 FAILURE_ANSWERS = ("CRASH", "HANG", "CUDA_ERROR_UNKNOWN")
 
 
