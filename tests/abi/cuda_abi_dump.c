@@ -861,5 +861,22 @@ int main(void)
     SYMBOL(cuGraphicsResourceSetMapFlags);
     SYMBOL(cuGraphicsMapResources);
     SYMBOL(cuGraphicsUnmapResources);
+    SYMBOL(cuDeviceGetDefaultMemPool);
+    SYMBOL(cuDeviceGetMemPool);
+    SYMBOL(cuDeviceSetMemPool);
+    SYMBOL(cuMemAllocAsync);
+    SYMBOL(cuMemAllocFromPoolAsync);
+    SYMBOL(cuMemFreeAsync);
+    SYMBOL(cuMemPoolCreate);
+    SYMBOL(cuMemPoolDestroy);
+    SYMBOL(cuMemPoolSetAttribute);
+    SYMBOL(cuMemPoolGetAttribute);
+    SYMBOL(cuMemPoolTrimTo);
+    SYMBOL(cuMemPoolSetAccess);
+    SYMBOL(cuMemPoolGetAccess);
+    SYMBOL(cuMemPoolExportToShareableHandle);
+    SYMBOL(cuMemPoolImportFromShareableHandle);
+    SYMBOL(cuMemPoolExportPointer);
+    SYMBOL(cuMemPoolImportPointer);
     return 0;
 }

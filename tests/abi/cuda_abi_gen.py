@@ -22,19 +22,24 @@ def _strip_comments(text):
     return re.sub(r"//[^\n]*", " ", text)
 
 
-def _section(text, name):
-    m = re.search(r"/\* vmgpu:%s-begin \*/(.*?)/\* vmgpu:%s-end \*/" % (name, name), text, re.S)
-    if not m:
+def _sections(text, name):
+    """The text between each vmgpu:NAME-begin/end marker pair (a header section of its own, such
+    as the stream-ordered pools', may carry its calls in a pair of its own)."""
+    found = re.findall(r"/\* vmgpu:%s-begin \*/(.*?)/\* vmgpu:%s-end \*/" % (name, name), text, re.S)
+    if not found:
         raise SystemExit("cuda_abi_gen: marker vmgpu:%s-begin/end missing" % name)
-    return m.group(1)
+    return found
 
 
 def parse_header(path):
     """Return the names vmgpu's header defines, grouped by kind."""
     raw = open(path).read()
-    mapping = _section(raw, "mapping")
-    protos = _section(raw, "prototypes")
-    body = _strip_comments(raw.replace(mapping, "").replace(protos, ""))
+    mappings, protos_list = _sections(raw, "mapping"), _sections(raw, "prototypes")
+    body = raw
+    for part in mappings + protos_list:
+        body = body.replace(part, "")
+    body = _strip_comments(body)
+    mapping, protos = "\n".join(mappings), "\n".join(protos_list)
 
     enums = []  # (enum typedef name, [enumerator, ...])
     for m in re.finditer(r"typedef\s+enum\s+\w*\s*\{(.*?)\}\s*(\w+)\s*;", body, re.S):
