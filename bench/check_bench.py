@@ -31,6 +31,14 @@ if len(sys.argv) > 2 and sys.argv[2] == "cuda":
     for k in ("cuda_map_granule_cycles", "cuda_memcpy_dtod_bytes_per_cycle", "cuda_memcpy_htod_bytes_per_cycle",
               "cuda_memcpy_dtoh_bytes_per_cycle"):
         check(k in vals and vals[k] > 0, f"{k} present and positive")
+    # The pool allocator: a warm allocation touches no device state, a cold one maps a granule.
+    for k in ("pool_alloc_cycles", "pool_alloc_link_round_trips", "pool_alloc_cold_cycles",
+              "pool_alloc_cold_link_round_trips"):
+        check(k in vals, f"{k} present")
+    check(vals.get("pool_alloc_link_round_trips", -1) == 0, "pool_alloc_link_round_trips (warm) is 0")
+    check(vals.get("pool_alloc_cold_link_round_trips", 0) > 0, "pool_alloc_cold_link_round_trips > 0")
+    check(vals.get("pool_alloc_cold_cycles", 0) > vals.get("pool_alloc_cycles", 0),
+          "a cold pool allocation costs more device cycles than a warm one")
     for k in ("dtod", "htod", "dtoh"):
         e = vals.get(f"cuda_memcpy_{k}_efficiency", -1)
         check(0 < e <= 1.0, f"cuda_memcpy_{k}_efficiency {e} in (0, 1]")

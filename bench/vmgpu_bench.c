@@ -166,6 +166,51 @@ static void cuda_map_one_granule(const cuda_env *e, uint64_t *cycles, uint64_t *
     CU_TRY(cuMemAddressFree(va, e->gran));
 }
 
+/* cuMemAllocAsync from a pool of its own (NULL stream): device cycles (less the counter read)
+ * into *cycles and link round trips into *rt of one allocation of `bytes`. */
+static void pool_alloc_cost(CUmemoryPool pool, size_t bytes, uint64_t read_cycles, CUdeviceptr *out,
+                            uint64_t *cycles, uint64_t *rt)
+{
+    vmgpu_hal *hal = vmgpu_dev_hal(cdev);
+    uint64_t c0 = cu_cycles();
+    uint64_t r0 = hal->round_trips;
+    CU_TRY(cuMemAllocFromPoolAsync(out, bytes, pool, NULL));
+    *rt = hal->round_trips - r0;
+    *cycles = cu_cycles() - c0 - read_cycles;
+}
+
+/*
+ * The stream-ordered allocator: a warm allocation (served from a granule the pool has mapped
+ * already: bookkeeping only) and a cold one (the pool grows by one granule: created, mapped in
+ * every context and given read-write access, as cuMemCreate + cuMemMap + cuMemSetAccess would).
+ * A cold allocation is measured after a warm-up that made the page table it lands in.
+ */
+static void cuda_pool_bench(const cuda_env *e)
+{
+    CUmemoryPool pool;
+    CUmemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.location = e->prop.location;
+    CU_TRY(cuMemPoolCreate(&pool, &props));
+    CUdeviceptr a, b;
+    uint64_t cyc, rt, warm_cyc, warm_rt;
+    /* warm-up: the granule's page table exists afterwards; threshold 0 gives the granule back */
+    pool_alloc_cost(pool, 256, e->read_cycles, &a, &cyc, &rt);
+    CU_TRY(cuMemFreeAsync(a, NULL));
+    CU_TRY(cuStreamSynchronize(NULL));
+    pool_alloc_cost(pool, 256, e->read_cycles, &a, &cyc, &rt); /* cold: one granule mapped */
+    pool_alloc_cost(pool, 256, e->read_cycles, &b, &warm_cyc, &warm_rt); /* warm: same granule */
+    printf("pool_alloc_cycles %" PRIu64 " cycles\n", warm_cyc);
+    printf("pool_alloc_link_round_trips %" PRIu64 "\n", warm_rt);
+    printf("pool_alloc_cold_cycles %" PRIu64 " cycles\n", cyc);
+    printf("pool_alloc_cold_link_round_trips %" PRIu64 "\n", rt);
+    CU_TRY(cuMemFreeAsync(b, NULL));
+    CU_TRY(cuMemFreeAsync(a, NULL));
+    CU_TRY(cuStreamSynchronize(NULL));
+    CU_TRY(cuMemPoolDestroy(pool));
+}
+
 static void cuda_bench(void)
 {
     fprintf(stderr, "vmgpu-bench: CUDA layer (libcuda.so)...\n");
@@ -182,6 +227,7 @@ static void cuda_bench(void)
     cuda_map_one_granule(&env, &mc, &rt);
     printf("cuda_map_granule_cycles %" PRIu64 " cycles\n", mc);
     printf("cuda_map_granule_link_round_trips %" PRIu64 "\n", rt);
+    cuda_pool_bench(&env);
 
     /* ---- n granules in one cuMemMap + cuMemSetAccess, n = 1 ... 256 ----
      * 256 granules are 16 MiB, the whole simulated device memory, of which the driver keeps
@@ -262,6 +308,7 @@ static void cuda_link_bench(void)
     cuda_map_one_granule(&env, &mc, &rt);
     printf("cuda_map_link_round_trips %" PRIu64 "\n", rt);
     printf("cuda_map_link_cycles %" PRIu64 " cycles\n", mc);
+    cuda_pool_bench(&env);
     CU_TRY(cuDevicePrimaryCtxRelease(d));
 }
 #endif
