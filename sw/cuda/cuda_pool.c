@@ -51,6 +51,7 @@ typedef struct pool_seg {
     uint64_t seq;             /* the free's place among frees and event records */
     unsigned ring;
     uint32_t fence;           /* the ring's fence after the work queued before the free */
+    int done;                 /* the device has passed that fence (known once, kept) */
     struct pool_seg *next;
 } pool_seg;
 
@@ -104,6 +105,8 @@ typedef struct pool_ptr_data {
     uint64_t pool_serial, alloc_serial, bytes;
     uint32_t off, pad;
 } pool_ptr_data;
+_Static_assert(sizeof(pool_ptr_data) <= sizeof(((CUmemPoolPtrExportData *)0)->reserved),
+               "the export data fits in CUmemPoolPtrExportData");
 
 static struct CUmemPoolHandle_st *g_pools, *g_default, *g_current;
 static pool_import *g_imports;
@@ -213,9 +216,11 @@ static int gran_mapped(const struct CUmemPoolHandle_st *p, uint32_t off, uint32_
     return 1;
 }
 
-static int fence_passed(const pool_seg *s)
+/* One register read the first time; remembered once true. */
+static int fence_passed(pool_seg *s)
 {
-    return vmgpu_fence_query(g_dev, s->ring, s->fence) == VMGPU_OK;
+    if (!s->done) s->done = vmgpu_fence_query(g_dev, s->ring, s->fence) == VMGPU_OK;
+    return s->done;
 }
 
 /* The allocating stream (ctx, key) waited on an event recorded after free s in its stream. */
@@ -228,7 +233,7 @@ static int waited_for(const pool_seg *s, struct CUctx_st *ctx, CUstream key)
 }
 
 /* May memory freed as s go to an allocation in stream (ctx, key) now? */
-static int reusable(const struct CUmemPoolHandle_st *p, const pool_seg *s, struct CUctx_st *ctx, CUstream key,
+static int reusable(const struct CUmemPoolHandle_st *p, pool_seg *s, struct CUctx_st *ctx, CUstream key,
                     int blocking)
 {
     if (s->state == SEG_FREE) return 1;
@@ -316,7 +321,7 @@ static CUresult range_map(struct CUmemPoolHandle_st *p, uint32_t off, uint32_t l
 
 /* Granule g holds no allocation and no free still outstanding (fenced: a free whose place in
  * its ring has been passed counts as done). */
-static int gran_idle(const struct CUmemPoolHandle_st *p, uint32_t g, int fenced)
+static int gran_idle(struct CUmemPoolHandle_st *p, uint32_t g, int fenced)
 {
     for (pool_seg *s = p->segs; s; s = s->next) {
         if (s->off >= (g + 1) * GRAN || g * GRAN >= s->off + s->len) continue;
@@ -523,6 +528,7 @@ static void seg_free_in_stream(struct CUmemPoolHandle_st *p, pool_seg *s, struct
     s->seq = ++g_seq;
     s->ring = ring;
     s->fence = vmgpu_fence_last(g_dev, ring);
+    s->done = 0;
     cu_trace("pool %p: VA 0x%08x freed in stream order (ring %u after fence %u): reused at once by that "
              "stream, by others per the pool's reuse rules", (void *)p, p->va + s->off, ring, s->fence);
     if (!p->live && !p->used) pool_finish(p);
