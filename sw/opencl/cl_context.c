@@ -41,7 +41,8 @@ static cl_int check_ctx_props(const cl_context_properties *props, cl_uint *np)
             if ((cl_platform_id)props[i + 1] != &vcl_platform) return CL_INVALID_PLATFORM;
             break;
         case CL_CONTEXT_INTEROP_USER_SYNC:
-            if (seen_sync++) return CL_INVALID_PROPERTY;
+            /* A cl_bool: any other value is an invalid property value (CL_INVALID_PROPERTY). */
+            if (seen_sync++ || (props[i + 1] != CL_TRUE && props[i + 1] != CL_FALSE)) return CL_INVALID_PROPERTY;
             break;
         default:
             return CL_INVALID_PROPERTY;

@@ -86,8 +86,7 @@ cl_int CL_API_CALL vcl_GetSupportedImageFormats(cl_context c, cl_mem_flags f, cl
              t != CL_MEM_OBJECT_IMAGE2D_ARRAY && t != CL_MEM_OBJECT_IMAGE3D)
         rc = CL_INVALID_VALUE;
     else {
-        /* 1D image buffers do not exist: no format for them (docs/opencl.md). */
-        cl_uint have = t == CL_MEM_OBJECT_IMAGE1D_BUFFER ? 0 : (cl_uint)NFORMATS;
+        cl_uint have = (cl_uint)NFORMATS;  /* every type, 1D image buffers included */
         for (cl_uint i = 0; fmts && i < n && i < have; i++) fmts[i] = k_formats[i];
         if (nf) *nf = have;
     }
@@ -121,7 +120,10 @@ cl_int CL_API_CALL vcl_GetImageInfo(cl_mem m, cl_image_info p, size_t s, void *v
         z = m->type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? m->height : m->type == CL_MEM_OBJECT_IMAGE2D_ARRAY ? m->depth : 0;
         rc = vcl_info_out(&z, sizeof z, s, v, r);
         break;
-    case CL_IMAGE_BUFFER: rc = vcl_info_out(&ptr, sizeof ptr, s, v, r); break;
+    case CL_IMAGE_BUFFER:
+        if (m->type == CL_MEM_OBJECT_IMAGE1D_BUFFER) ptr = m->parent;
+        rc = vcl_info_out(&ptr, sizeof ptr, s, v, r);
+        break;
     case CL_IMAGE_NUM_MIP_LEVELS:
     case CL_IMAGE_NUM_SAMPLES: rc = vcl_info_out(&u, sizeof u, s, v, r); break;
     default: rc = CL_INVALID_VALUE;
@@ -154,23 +156,27 @@ cl_mem CL_API_CALL vcl_CreateImage(cl_context c, cl_mem_flags flags, const cl_im
     case CL_MEM_OBJECT_IMAGE2D: h = d->image_height; break;
     case CL_MEM_OBJECT_IMAGE2D_ARRAY: h = d->image_height; dd = d->image_array_size; maxd = IMAGE_ARRAY_MAX; break;
     case CL_MEM_OBJECT_IMAGE3D:
+        /* Depth 1 is a valid 3D image for clCreateImage (1.2: depth >= 1); only the 1.1 call
+         * clCreateImage3D asks for more than one slice. */
         h = d->image_height;
         dd = d->image_depth;
         maxw = maxh = maxd = IMAGE3D_MAX;
-        if (dd == 1) { err = CL_INVALID_IMAGE_DESCRIPTOR; goto out; }  /* a 3D image has depth > 1 */
         break;
-    case CL_MEM_OBJECT_IMAGE1D_BUFFER:
-        /* A valid type without a supported format (clGetSupportedImageFormats lists none). */
-        err = CL_IMAGE_FORMAT_NOT_SUPPORTED;
-        goto out;
+    case CL_MEM_OBJECT_IMAGE1D_BUFFER: maxw = VCL_IMAGE_BUFFER_MAX; break;
     default: err = CL_INVALID_IMAGE_DESCRIPTOR; goto out;
     }
+    /* A 1D image buffer is a view of a buffer's bytes: no storage of its own. */
+    cl_mem b = d->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER ? d->buffer : NULL;
     int sliced = has_slice_pitch(d->image_type);
-    if (w == 0 || h == 0 || dd == 0 || d->num_mip_levels || d->num_samples || d->buffer ||
+    if (w == 0 || h == 0 || dd == 0 || d->num_mip_levels || d->num_samples || (d->buffer && !b) ||
+        (d->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER &&
+         (!vcl_valid(b, VCL_MEM) || b->type != CL_MEM_OBJECT_BUFFER || b->ctx != c)) ||
         ((d->image_row_pitch || d->image_slice_pitch) && !host) || (!sliced && d->image_slice_pitch)) {
         err = CL_INVALID_IMAGE_DESCRIPTOR;
         goto out;
     }
+    cl_mem_flags mflags = flags;
+    if (b && (err = vcl_derived_flags(b, flags, &mflags))) goto out;
     if (!supported(fmt)) { err = CL_IMAGE_FORMAT_NOT_SUPPORTED; goto out; }
     elem = channel_bytes(fmt->image_channel_data_type) * nchannels(fmt->image_channel_order);
     pitch = d->image_row_pitch ? d->image_row_pitch : w * elem;
@@ -180,6 +186,8 @@ cl_mem CL_API_CALL vcl_CreateImage(cl_context c, cl_mem_flags flags, const cl_im
     size_t spitch = d->image_slice_pitch ? d->image_slice_pitch : slice_min;
     if (sliced && (spitch < slice_min || spitch % pitch)) { err = CL_INVALID_IMAGE_DESCRIPTOR; goto out; }
     if (w > maxw || h > maxh || dd > maxd) { err = CL_INVALID_IMAGE_SIZE; goto out; }
+    /* The buffer must hold every pixel (an image_desc that does not fit it is not valid). */
+    if (b && w * elem > b->size) { err = CL_INVALID_IMAGE_DESCRIPTOR; goto out; }
     int wants_ptr = (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) != 0;
     if (wants_ptr != (host != NULL)) { err = CL_INVALID_HOST_PTR; goto out; }
     /* Device-side copies use tight pitches; only zero copy keeps the application's. */
@@ -190,7 +198,7 @@ cl_mem CL_API_CALL vcl_CreateImage(cl_context c, cl_mem_flags flags, const cl_im
     size_t sstep = d->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? dslice * h : d->image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY || d->image_type == CL_MEM_OBJECT_IMAGE3D ? dslice : dpitch * h;
     size = sstep * dd;
     if (size > vcl_max_alloc()) { err = CL_MEM_OBJECT_ALLOCATION_FAILURE; goto out; }
-    m = vcl_mem_new(c, flags, size);
+    m = vcl_mem_new(c, mflags, size);
     if (!m) { err = CL_OUT_OF_HOST_MEMORY; goto out; }
     m->type = d->image_type;
     m->fmt = *fmt;
@@ -203,7 +211,12 @@ cl_mem CL_API_CALL vcl_CreateImage(cl_context c, cl_mem_flags flags, const cl_im
     m->sstep = sstep;
     m->elem = elem;
     int rc;
-    if (flags & CL_MEM_USE_HOST_PTR) {
+    if (b) {
+        m->parent = b;
+        m->origin = b->origin;  /* counted from the root, as every view's */
+        if (b->flags & CL_MEM_USE_HOST_PTR) m->host_ptr = b->host_ptr;
+        rc = VMGPU_OK;
+    } else if (flags & CL_MEM_USE_HOST_PTR) {
         m->host_ptr = host;
         rc = vcl_map_host(c, host, size, m);
     } else if (flags & CL_MEM_ALLOC_HOST_PTR) {
@@ -228,7 +241,7 @@ cl_mem CL_API_CALL vcl_CreateImage(cl_context c, cl_mem_flags flags, const cl_im
             if (m->zero_copy) memcpy(m->host + o, src, w * elem);
             else rc = vmgpu_phys_write(vcl_dev, m->pa + (uint32_t)o, src, w * elem);
         }
-    if (!rc && vcl_kernel_access(flags) != (VMGPU_MAP_READ | VMGPU_MAP_WRITE)) rc = vcl_kview_make(m, m, 0, size);
+    if (!rc && !b && vcl_kernel_access(flags) != (VMGPU_MAP_READ | VMGPU_MAP_WRITE)) rc = vcl_kview_make(m, m, 0, size);
     if (rc) {
         vcl_storage_free(m);
         free(m);
@@ -237,10 +250,16 @@ cl_mem CL_API_CALL vcl_CreateImage(cl_context c, cl_mem_flags flags, const cl_im
         goto out;
     }
     c->attached++;
+    if (b) {
+        cl_mem r = vcl_root_of(b);
+        b->attached++;
+        m->sub_next = r->subs;  /* its maps count against the buffer's (vcl_map_conflict) */
+        r->subs = m;
+    }
     vcl_register(m, VCL_MEM);
     vcl_trace("image %p: %zux%zux%zu, %zu bytes per pixel, row pitch %zu, slice pitch %zu, %s", (void *)m,
               m->width, m->height, m->depth, elem, m->row_pitch, m->slice_pitch,
-              m->zero_copy ? "zero copy" : "device memory");
+              b ? "the pixels of a buffer" : m->zero_copy ? "zero copy" : "device memory");
 out:
     vcl_leave();
     if (errcode_ret) *errcode_ret = err;
@@ -263,6 +282,15 @@ cl_mem CL_API_CALL vcl_CreateImage3D(cl_context c, cl_mem_flags f, const cl_imag
                                      size_t w, size_t h, size_t dd, size_t rp, size_t sp,
                                      void *host, cl_int *err)
 {
+    /* OpenCL 1.1's call wants more than one slice (CL_INVALID_IMAGE_SIZE); clCreateImage
+     * takes depth 1. */
+    if (dd == 1) {
+        vcl_enter();
+        cl_int e = vcl_valid(c, VCL_CONTEXT) ? CL_INVALID_IMAGE_SIZE : CL_INVALID_CONTEXT;
+        vcl_leave();
+        if (err) *err = e;
+        return NULL;
+    }
     cl_image_desc d;
     memset(&d, 0, sizeof d);
     d.image_type = CL_MEM_OBJECT_IMAGE3D;
@@ -572,13 +600,14 @@ void *CL_API_CALL vcl_EnqueueMapImage(cl_command_queue q, cl_mem m, cl_bool bloc
                             .slices = r[2], .flags = flags};
         if (vcl_map_conflict(m, &want)) rc = CL_INVALID_OPERATION;
     }
-    if (!rc && !m->zero_copy && vcl_staging_ready(m)) rc = CL_MAP_FAILURE;
+    cl_mem root = vcl_root_of(m);
+    if (!rc && !root->zero_copy && vcl_staging_ready(root)) rc = CL_MAP_FAILURE;
     vcl_mapping *x = NULL;
     if (!rc && !(x = calloc(1, sizeof *x))) rc = CL_OUT_OF_HOST_MEMORY;
     if (!rc) {
         size_t off = pix_off(m, o);
         /* The staging copy has the image's layout, so both paths return the image's pitch. */
-        ptr = (m->zero_copy ? m->host : m->staging) + off;
+        ptr = (root->zero_copy ? root->host : root->staging) + m->origin + off;
         x->ptr = ptr;
         x->off = off;
         x->row_bytes = r[0] * m->elem;
@@ -598,7 +627,7 @@ void *CL_API_CALL vcl_EnqueueMapImage(cl_command_queue q, cl_mem m, cl_bool bloc
             c->map_flags = flags;
             vcl_trace("map image %p origin (%zu,%zu,%zu) region %zux%zux%zu flags 0x%x: %s, row pitch %zu",
                       (void *)m, o[0], o[1], o[2], r[0], r[1], r[2], (unsigned)flags,
-                      m->zero_copy ? "zero copy (host memory in place)"
+                      root->zero_copy ? "zero copy (host memory in place)"
                       : (flags & CL_MAP_WRITE_INVALIDATE_REGION) ? "staging, no read-back (invalidate)"
                                                                  : "staging, 2D DMA device -> host",
                       m->row_pitch);
@@ -627,6 +656,9 @@ int vcl_run_image_cmd(cl_command_queue q, vcl_cmd *c, prof *p)
     uint32_t rs = (uint32_t)m->rstep, w = (uint32_t)c->region[0], h = (uint32_t)c->region[1];
     size_t nz = c->region[2], off = c->off[0];
     int rc = VMGPU_OK;
+    /* Storage: the image's own, or its buffer's (1D image buffers) at its origin. */
+    cl_mem root = vcl_root_of(m);
+    uint32_t va = vcl_mem_va(m);
     if (c->op == OP_IMG_FILL) {
         rc = vcl_dev_begin(q, p);
         if (rc) return rc;
@@ -636,7 +668,7 @@ int vcl_run_image_cmd(cl_command_queue q, vcl_cmd *c, prof *p)
             uint32_t pat = 0;
             memcpy(&pat, c->pattern, ps);
             for (size_t z = 0; z < nz && !r2; z++)
-                r2 = vmgpu_cmd_fill_2d(q->s, m->va + (uint32_t)(off + z * m->sstep), rs, w, h, pat, (unsigned)ps);
+                r2 = vmgpu_cmd_fill_2d(q->s, va + (uint32_t)(off + z * m->sstep), rs, w, h, pat, (unsigned)ps);
         } else {
             /* 8- and 16-byte pixels: the first row written by the host, then copied to every
              * other row by 2D DMAs whose source pitch is 0 (the same row again). */
@@ -648,35 +680,36 @@ int vcl_run_image_cmd(cl_command_queue q, vcl_cmd *c, prof *p)
             for (size_t z = 0; z < nz && !r2; z++) {
                 uint32_t first = z ? 0 : 1;  /* slice 0's first row is the source */
                 if (h > first)
-                    r2 = vmgpu_cmd_copy_2d(q->s, m->va + (uint32_t)(off + z * m->sstep) + first * rs, rs,
-                                           m->va + (uint32_t)off, 0, w, h - first);
+                    r2 = vmgpu_cmd_copy_2d(q->s, va + (uint32_t)(off + z * m->sstep) + first * rs, rs,
+                                           va + (uint32_t)off, 0, w, h - first);
             }
         }
         return vcl_dev_end(q, p, e, r2);
     }
     int write = c->op == OP_IMG_WRITE;
     size_t hr = c->pitch[2], hs = c->pitch[3];
-    uint8_t *base = m->zero_copy ? m->host : NULL;
+    uint8_t *base = root->zero_copy ? root->host + m->origin : NULL;
     if (!base) {
         /* Device memory: the box goes through the staging copy, one 2D DMA per slice. */
-        if (vcl_staging_ready(m)) return VMGPU_ERR_NOMEM;
-        base = m->staging;
+        if (vcl_staging_ready(root)) return VMGPU_ERR_NOMEM;
+        base = root->staging + m->origin;
     }
-    if (write || m->zero_copy)
+    if (write || root->zero_copy)
         for (size_t z = 0; z < nz; z++)
             for (uint32_t y = 0; y < h; y++) {
                 uint8_t *img = base + off + z * m->sstep + (size_t)y * rs;
                 if (write) memcpy(img, (const uint8_t *)c->cptr + z * hs + y * hr, w);
                 else memcpy((uint8_t *)c->ptr + z * hs + y * hr, img, w);
             }
-    if (m->zero_copy) return VMGPU_OK;
+    if (root->zero_copy) return VMGPU_OK;
+    uint32_t staging_va = root->staging_va + (uint32_t)m->origin;  /* staging exists by now */
     rc = vcl_dev_begin(q, p);
     if (rc) return rc;
-    rc = vcl_dev_end(q, p, e, write ? vcl_image_copy_box(q, m, m->va, m->staging_va, off, w, h, nz)
-                                    : vcl_image_copy_box(q, m, m->staging_va, m->va, off, w, h, nz));
+    rc = vcl_dev_end(q, p, e, write ? vcl_image_copy_box(q, m, va, staging_va, off, w, h, nz)
+                                    : vcl_image_copy_box(q, m, staging_va, va, off, w, h, nz));
     for (size_t z = 0; !rc && !write && z < nz; z++)
         for (uint32_t y = 0; y < h; y++)
-            memcpy((uint8_t *)c->ptr + z * hs + y * hr, m->staging + off + z * m->sstep + (size_t)y * rs, w);
+            memcpy((uint8_t *)c->ptr + z * hs + y * hr, base + off + z * m->sstep + (size_t)y * rs, w);
     return rc;
 }
 

@@ -296,6 +296,9 @@ VCL_HIDDEN int vcl_dma_copy(cl_command_queue q, uint32_t dst, uint32_t src, size
 VCL_HIDDEN int vcl_host_read(cl_command_queue q, cl_mem m, size_t off, void *dst, size_t n);
 VCL_HIDDEN int vcl_host_write(cl_command_queue q, cl_mem m, size_t off, const void *src, size_t n);
 VCL_HIDDEN int vcl_check_mem_flags(cl_mem_flags flags);  /* CL_INVALID_VALUE or 0 */
+VCL_HIDDEN cl_int vcl_derived_flags(cl_mem b, cl_mem_flags flags, cl_mem_flags *out);
+/* CL_DEVICE_IMAGE_MAX_BUFFER_SIZE: pixels of a 1D image buffer (the full profile's minimum). */
+#define VCL_IMAGE_BUFFER_MAX 65536u
 /* cl_image.c: image commands run by vcl_run_mem_cmd, and the map/unmap copies of images. */
 VCL_HIDDEN int vcl_run_image_cmd(cl_command_queue q, vcl_cmd *c, prof *p);
 /* One 2D DMA per slice of a box of an image between two VAs with the image's layout. */

@@ -22,7 +22,13 @@
 
 static vcl_hostreg *g_regs;
 
-cl_mem vcl_root_of(cl_mem m) { return m->parent ? m->parent : m; }
+/* The object that owns the storage: a sub-buffer's buffer; a 1D image buffer's buffer, or that
+ * buffer's own parent when it is a sub-buffer (origin is always counted from the root). */
+cl_mem vcl_root_of(cl_mem m)
+{
+    while (m->parent) m = m->parent;
+    return m;
+}
 uint32_t vcl_mem_va(cl_mem m) { return vcl_root_of(m)->va + (uint32_t)m->origin; }
 
 /* CL_DEVICE_MAX_MEM_ALLOC_SIZE: half the device memory (the spec's minimum is a quarter, or
@@ -272,6 +278,29 @@ cl_mem vcl_mem_new(cl_context c, cl_mem_flags flags, size_t size)
     return m;
 }
 
+/* Flags of an object made from buffer b (a sub-buffer, a 1D image buffer): access flags may
+ * narrow b's, never widen them; host-pointer flags cannot be given and come from b; what is not
+ * given is b's. CL_INVALID_VALUE or CL_SUCCESS with *out set. */
+cl_int vcl_derived_flags(cl_mem b, cl_mem_flags flags, cl_mem_flags *out)
+{
+    const cl_mem_flags known = ACCESS_FLAGS | HOSTPTR_FLAGS | HOSTACC_FLAGS;
+    if ((flags & ~known) || (flags & HOSTPTR_FLAGS) || popcount(flags & ACCESS_FLAGS) > 1 ||
+        popcount(flags & HOSTACC_FLAGS) > 1)
+        return CL_INVALID_VALUE;
+    if (((b->flags & CL_MEM_WRITE_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY))) ||
+        ((b->flags & CL_MEM_READ_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY))) ||
+        ((b->flags & CL_MEM_HOST_WRITE_ONLY) && (flags & CL_MEM_HOST_READ_ONLY)) ||
+        ((b->flags & CL_MEM_HOST_READ_ONLY) && (flags & CL_MEM_HOST_WRITE_ONLY)) ||
+        ((b->flags & CL_MEM_HOST_NO_ACCESS) && (flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY))))
+        return CL_INVALID_VALUE;
+    cl_mem_flags f = flags;
+    if (!(f & ACCESS_FLAGS)) f |= b->flags & ACCESS_FLAGS;
+    if (!(f & HOSTACC_FLAGS)) f |= b->flags & HOSTACC_FLAGS;
+    f |= b->flags & HOSTPTR_FLAGS;
+    *out = f;
+    return CL_SUCCESS;
+}
+
 int vcl_check_mem_flags(cl_mem_flags flags)
 {
     const cl_mem_flags known = ACCESS_FLAGS | HOSTPTR_FLAGS | HOSTACC_FLAGS;
@@ -334,34 +363,17 @@ cl_mem CL_API_CALL vcl_CreateSubBuffer(cl_mem b, cl_mem_flags flags, cl_buffer_c
     cl_int err = CL_SUCCESS;
     cl_mem m = NULL;
     vcl_enter();
-    const cl_mem_flags known = ACCESS_FLAGS | HOSTPTR_FLAGS | HOSTACC_FLAGS;
     if (!vcl_valid(b, VCL_MEM) || b->parent || b->type != CL_MEM_OBJECT_BUFFER) {
         err = CL_INVALID_MEM_OBJECT;
         goto out;
     }
-    if ((flags & ~known) || (flags & HOSTPTR_FLAGS) || popcount(flags & ACCESS_FLAGS) > 1 ||
-        popcount(flags & HOSTACC_FLAGS) > 1) {
-        err = CL_INVALID_VALUE;
-        goto out;
-    }
-    /* Access flags may narrow the parent's, never widen them. */
-    if (((b->flags & CL_MEM_WRITE_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY))) ||
-        ((b->flags & CL_MEM_READ_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY))) ||
-        ((b->flags & CL_MEM_HOST_WRITE_ONLY) && (flags & CL_MEM_HOST_READ_ONLY)) ||
-        ((b->flags & CL_MEM_HOST_READ_ONLY) && (flags & CL_MEM_HOST_WRITE_ONLY)) ||
-        ((b->flags & CL_MEM_HOST_NO_ACCESS) && (flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY)))) {
-        err = CL_INVALID_VALUE;
-        goto out;
-    }
+    cl_mem_flags f;
+    if ((err = vcl_derived_flags(b, flags, &f))) goto out;
     if (type != CL_BUFFER_CREATE_TYPE_REGION || !info) { err = CL_INVALID_VALUE; goto out; }
     const cl_buffer_region *r = info;
     if (r->size == 0) { err = CL_INVALID_BUFFER_SIZE; goto out; }
     if (r->origin > b->size || r->size > b->size - r->origin) { err = CL_INVALID_VALUE; goto out; }
     if (r->origin % ALIGN_BYTES) { err = CL_MISALIGNED_SUB_BUFFER_OFFSET; goto out; }
-    cl_mem_flags f = flags;
-    if (!(f & ACCESS_FLAGS)) f |= b->flags & ACCESS_FLAGS;
-    if (!(f & HOSTACC_FLAGS)) f |= b->flags & HOSTACC_FLAGS;
-    f |= b->flags & HOSTPTR_FLAGS;
     m = vcl_mem_new(b->ctx, f, r->size);
     if (!m) { err = CL_OUT_OF_HOST_MEMORY; goto out; }
     m->parent = b;
@@ -477,7 +489,7 @@ cl_int CL_API_CALL vcl_GetMemObjectInfo(cl_mem m, cl_mem_info p, size_t size, vo
     case CL_MEM_REFERENCE_COUNT: u = m->refs; rc = vcl_info_out(&u, sizeof u, size, value, ret); break;
     case CL_MEM_CONTEXT: rc = vcl_info_out(&m->ctx, sizeof m->ctx, size, value, ret); break;
     case CL_MEM_ASSOCIATED_MEMOBJECT: rc = vcl_info_out(&m->parent, sizeof m->parent, size, value, ret); break;
-    case CL_MEM_OFFSET: z = m->origin; rc = vcl_info_out(&z, sizeof z, size, value, ret); break;
+    case CL_MEM_OFFSET: z = m->type == CL_MEM_OBJECT_BUFFER ? m->origin : 0; rc = vcl_info_out(&z, sizeof z, size, value, ret); break;
     default: rc = CL_INVALID_VALUE;
     }
     vcl_leave();
@@ -633,8 +645,8 @@ cl_int vcl_run_mem_cmd(cl_command_queue q, vcl_cmd *c)
         rc = vcl_dev_begin(q, &p);
         if (rc) break;
         if (m->type != CL_MEM_OBJECT_BUFFER)  /* the mapped box only, same layout */
-            rc = vcl_dev_end(q, &p, e, vcl_image_copy_box(q, m, r->staging_va, r->va, c->off[0], c->region[0],
-                                                          c->region[1], c->region[2]));
+            rc = vcl_dev_end(q, &p, e, vcl_image_copy_box(q, m, r->staging_va + (uint32_t)m->origin, vcl_mem_va(m),
+                                                          c->off[0], c->region[0], c->region[1], c->region[2]));
         else
             rc = vcl_dev_end(q, &p, e, vcl_dma_copy(q, r->staging_va + (uint32_t)(m->origin + c->off[0]),
                                                     vcl_mem_va(m) + (uint32_t)c->off[0], c->size));
@@ -648,8 +660,8 @@ cl_int vcl_run_mem_cmd(cl_command_queue q, vcl_cmd *c)
         rc = vcl_dev_begin(q, &p);
         if (rc) break;
         if (x->rows)
-            rc = vcl_dev_end(q, &p, e, vcl_image_copy_box(q, m, r->va, r->staging_va, x->off, x->row_bytes,
-                                                          x->rows, x->slices));
+            rc = vcl_dev_end(q, &p, e, vcl_image_copy_box(q, m, vcl_mem_va(m), r->staging_va + (uint32_t)m->origin,
+                                                          x->off, x->row_bytes, x->rows, x->slices));
         else
             rc = vcl_dev_end(q, &p, e, vcl_dma_copy(q, vcl_mem_va(m) + (uint32_t)x->off,
                                                     r->staging_va + (uint32_t)(m->origin + x->off), x->size));
@@ -862,6 +874,57 @@ cl_int CL_API_CALL vcl_EnqueueWriteBufferRect(cl_command_queue q, cl_mem m, cl_b
     return rw_rect(q, m, blocking, bo, ho, region, brp, bsp, hrp, hsp, NULL, ptr, nw, w, e, 1);
 }
 
+static long long floor_div(long long a, long long b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+/* Byte k of a box's row order (k < region[1] * region[2]): where row k starts. */
+static size_t row_start(size_t base, size_t row, size_t slice, size_t h, size_t k)
+{
+    return base + (k / h) * slice + (k % h) * row;
+}
+
+/* Do two boxes of region[0] bytes x region[1] rows x region[2] slices share a byte? Box A
+ * starts at byte a, its rows ar bytes apart and its slices as apart (box B: b, br, bs);
+ * rect_geometry made every row pitch >= region[0] and every slice pitch >= region[1] * row
+ * pitch, so the rows of a box ascend and never overlap one another. Boxes whose spans overlap
+ * may still share no byte (side by side in the same rows, or interleaved rows): the spec's
+ * CL_MEM_COPY_OVERLAP is for regions that overlap, not for spans. */
+static int rects_overlap(size_t a, size_t ar, size_t as, size_t b, size_t br, size_t bs, const size_t *region)
+{
+    size_t w = region[0], h = region[1], d = region[2];
+    if (row_start(a, ar, as, h, h * d - 1) + w <= b || row_start(b, br, bs, h, h * d - 1) + w <= a) return 0;
+    if (ar == br && as == bs) {
+        /* One layout: B is A moved by delta bytes, so they share a byte exactly when delta is
+         * dz * as + dy * ar + dx with |dz| < d, |dy| < h, |dx| < w. The rest after the slices,
+         * |dy * ar + dx|, is below h * ar <= as, so dz is one of two values; likewise dy. */
+        long long delta = (long long)b - (long long)a, S = (long long)as, R = (long long)ar;
+        long long q = floor_div(delta, S);
+        for (long long dz = q; dz <= q + 1; dz++) {
+            if (dz <= -(long long)d || dz >= (long long)d) continue;
+            long long rest = delta - dz * S, y0 = floor_div(rest, R);
+            for (long long dy = y0; dy <= y0 + 1; dy++) {
+                long long dx = rest - dy * R;
+                if (dy > -(long long)h && dy < (long long)h && dx > -(long long)w && dx < (long long)w) return 1;
+            }
+        }
+        return 0;
+    }
+    /* Two layouts (two sub-buffers of one buffer): each row of A against the last row of B
+     * that starts before A's row ends, the only one that can reach into it. */
+    size_t n = h * d;
+    for (size_t k = 0; k < n; k++) {
+        size_t lo = row_start(a, ar, as, h, k), hi = lo + w;
+        if (row_start(b, br, bs, h, 0) >= hi) continue;
+        size_t l = 0, r = n - 1;  /* the last row of B starting below hi */
+        while (l < r) {
+            size_t mid = l + (r - l + 1) / 2;
+            if (row_start(b, br, bs, h, mid) < hi) l = mid;
+            else r = mid - 1;
+        }
+        if (row_start(b, br, bs, h, l) + w > lo) return 1;
+    }
+    return 0;
+}
+
 cl_int CL_API_CALL vcl_EnqueueCopyBufferRect(cl_command_queue q, cl_mem src, cl_mem dst,
                                              const size_t *so, const size_t *dso, const size_t *region,
                                              size_t srp, size_t ssp, size_t drp, size_t dsp,
@@ -880,8 +943,7 @@ cl_int CL_API_CALL vcl_EnqueueCopyBufferRect(cl_command_queue q, cl_mem src, cl_
     if (!rc && vcl_root_of(src) == vcl_root_of(dst)) {
         size_t sb = src->origin + so[2] * ssp + so[1] * srp + so[0];
         size_t db = dst->origin + dso[2] * dsp + dso[1] * drp + dso[0];
-        size_t se = src->origin + send, de = dst->origin + dend;
-        if (sb < de && db < se) rc = CL_MEM_COPY_OVERLAP;
+        if (rects_overlap(sb, srp, ssp, db, drp, dsp, region)) rc = CL_MEM_COPY_OVERLAP;
     }
     if (!rc) {
         vcl_cmd *c = vcl_cmd_new(OP_COPY_RECT, src, dst);

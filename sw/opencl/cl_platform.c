@@ -405,18 +405,21 @@ cl_int CL_API_CALL vcl_GetDeviceInfo(cl_device_id d, cl_device_info param, size_
     case CL_DEVICE_IMAGE2D_MAX_WIDTH:
     case CL_DEVICE_IMAGE2D_MAX_HEIGHT: SZ(2048); break;
     /* 3D images (optional in the embedded profile) with the full profile's 2048; arrays with
-     * the 1.2 minimum of 256 layers. No 1D image buffers: 0 (docs/opencl.md lists this). */
+     * the 1.2 minimum of 256 layers; 1D image buffers with the full profile's 65536 pixels. */
     case CL_DEVICE_IMAGE3D_MAX_WIDTH:
     case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
     case CL_DEVICE_IMAGE3D_MAX_DEPTH: SZ(2048); break;
     case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: SZ(256); break;
-    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE: SZ(0); break;
+    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE: SZ(VCL_IMAGE_BUFFER_MAX); break;
     /* Five 4-byte arguments, or handles, per built-in kernel. */
     case CL_DEVICE_MAX_PARAMETER_SIZE: SZ(256); break;
     case CL_DEVICE_MEM_BASE_ADDR_ALIGN: U(VCL_BASE_ADDR_ALIGN_BITS); break;
     case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE: U(128); break;
-    /* No floating point at all: the kernels are int32. */
-    case CL_DEVICE_SINGLE_FP_CONFIG: BF(0); break;
+    /* No kernel computes in floating point yet (the built-in kernels are int32); what single
+     * precision there is, the float image formats' conversions, rounds to nearest even and keeps
+     * infinities and NaNs. The embedded profile asks for one rounding mode at least (CTS
+     * min_max_single_fp_config); the full profile's minimum is this pair. */
+    case CL_DEVICE_SINGLE_FP_CONFIG: BF(CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN); break;
     case CL_DEVICE_DOUBLE_FP_CONFIG: BF(0); break;
     case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE: U(CL_NONE); break;
     case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE: U(0); break;
@@ -424,8 +427,11 @@ cl_int CL_API_CALL vcl_GetDeviceInfo(cl_device_id d, cl_device_info param, size_
     case CL_DEVICE_GLOBAL_MEM_SIZE: UL(global); break;
     case CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE: UL(1024); break;
     case CL_DEVICE_MAX_CONSTANT_ARGS: U(4); break;
-    case CL_DEVICE_LOCAL_MEM_TYPE: U(CL_NONE); break;
-    case CL_DEVICE_LOCAL_MEM_SIZE: UL(0); break;
+    /* No on-chip local memory: a work-group's __local arrays will live in device memory
+     * (CL_GLOBAL, which the spec allows), 32 KiB each: the full profile's minimum, above the
+     * embedded profile's 1 KiB, and no cost until a kernel declares some (docs/opencl.md). */
+    case CL_DEVICE_LOCAL_MEM_TYPE: U(CL_GLOBAL); break;
+    case CL_DEVICE_LOCAL_MEM_SIZE: UL(32u * 1024u); break;
     case CL_DEVICE_ERROR_CORRECTION_SUPPORT: B(0); break;
     case CL_DEVICE_HOST_UNIFIED_MEMORY: B(0); break;
     case CL_DEVICE_PROFILING_TIMER_RESOLUTION: SZ(1000000000u / VMGPU_CLOCK_HZ); break;

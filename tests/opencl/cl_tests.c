@@ -1202,7 +1202,7 @@ static void t_images(void)
     OK(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_IMAGE3D, 0, NULL, &n3));
     CHECK(n3 == nf);
     OK(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_IMAGE1D_BUFFER, 0, NULL, &n3));
-    CHECK(n3 == 0);
+    CHECK(n3 == nf);
     RC(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_BUFFER, 0, NULL, &n3), CL_INVALID_VALUE);
     RC(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_IMAGE2D, 0, fmts, &n3), CL_INVALID_VALUE);
     size_t sz;
@@ -1569,10 +1569,12 @@ static void t_images_nd(void)
     RC(clEnqueueReadImage(g_q, a1, CL_TRUE, o0, (size_t[3]){4, 3, 2}, 0, 0, tmp, 0, NULL, NULL), CL_INVALID_VALUE);
     OK(clEnqueueReadImage(g_q, a1, CL_TRUE, o0, (size_t[3]){4, 3, 1}, 0, 0, tmp, 0, NULL, NULL));
     CHECK(clEnqueueMapImage(g_q, v3, CL_TRUE, CL_MAP_READ, o0, r3, &rp, NULL, 0, NULL, NULL, &err) == NULL && err == CL_INVALID_VALUE);
-    CHECK(image_nd(0, CL_MEM_OBJECT_IMAGE3D, 4, 4, 1, 0, 0, 0, NULL, &err) == NULL && err == CL_INVALID_IMAGE_DESCRIPTOR);
+    cl_mem flat3d = image_nd(0, CL_MEM_OBJECT_IMAGE3D, 4, 4, 1, 0, 0, 0, NULL, &err);  /* depth 1: valid (1.2) */
+    CHECK(flat3d != NULL && err == CL_SUCCESS);
+    if (flat3d) OK(clReleaseMemObject(flat3d));
     CHECK(image_nd(0, CL_MEM_OBJECT_IMAGE2D_ARRAY, 4, 4, 0, 300, 0, 0, NULL, &err) == NULL && err == CL_INVALID_IMAGE_SIZE);
     CHECK(image_nd(CL_MEM_USE_HOST_PTR, CL_MEM_OBJECT_IMAGE3D, 4, 3, 2, 0, 64, 100, host, &err) == NULL && err == CL_INVALID_IMAGE_DESCRIPTOR);
-    CHECK(image_nd(0, CL_MEM_OBJECT_IMAGE1D_BUFFER, 4, 0, 0, 0, 0, 0, NULL, &err) == NULL && err == CL_IMAGE_FORMAT_NOT_SUPPORTED);
+    CHECK(image_nd(0, CL_MEM_OBJECT_IMAGE1D_BUFFER, 4, 0, 0, 0, 0, 0, NULL, &err) == NULL && err == CL_INVALID_IMAGE_DESCRIPTOR);  /* no buffer */
     NOTE("per-type origin/region/pitch rules and creation errors");
     OK(clReleaseMemObject(i1));
     OK(clReleaseMemObject(a1));
@@ -1605,7 +1607,7 @@ static void t_invalid_objects(void)
     RC(clEnqueueReadBuffer(g_q, m, CL_TRUE, 62, 4, &v, 0, NULL, NULL), CL_INVALID_VALUE);
     RC(clEnqueueReadBuffer(g_q, m, CL_TRUE, 0, 4, &v, 1, NULL, NULL), CL_INVALID_EVENT_WAIT_LIST);
     RC(clGetSupportedImageFormats(g_ctx, 0, CL_MEM_OBJECT_IMAGE1D_BUFFER, 0, NULL, (cl_uint *)&v), CL_SUCCESS);
-    CHECK(v == 0);
+    CHECK(v >= 10);  /* 1D image buffers take the formats of the other types */
     /* Released queue and context, and a dead event. */
     cl_command_queue q = clCreateCommandQueue(g_ctx, g_dev, 0, &err);
     OK(clReleaseCommandQueue(q));
@@ -1743,6 +1745,182 @@ static void t_map_overlap(void)
     teardown();
 }
 
+/* Findings of the Khronos OpenCL-CTS no-compiler suites, one block each (docs/opencl.md). */
+static cl_mem image1d_buffer(cl_mem_flags f, cl_channel_order o, cl_channel_type t, size_t w, cl_mem b,
+                             cl_int *err)
+{
+    cl_image_format fmt = {o, t};
+    cl_image_desc d;
+    memset(&d, 0, sizeof d);
+    d.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+    d.image_width = w;
+    d.buffer = b;
+    return clCreateImage(g_ctx, f, &fmt, &d, NULL, err);
+}
+
+static void t_cts_findings(void)
+{
+    setup(0);
+    cl_int err;
+    /* 1. A 3D image of depth 1 is valid for clCreateImage (1.2: depth >= 1); the 1.1 call
+     * clCreateImage3D keeps asking for more than one slice. */
+    cl_mem flat = image_nd(0, CL_MEM_OBJECT_IMAGE3D, 8, 4, 1, 0, 0, 0, NULL, &err);
+    OK(err);
+    CHECK(flat != NULL);
+    uint32_t px[32], back[32];
+    for (int i = 0; i < 32; i++) px[i] = 0x1000u + (uint32_t)i;
+    size_t o0[3] = {0, 0, 0}, r841[3] = {8, 4, 1};
+    if (flat) {
+        OK(clEnqueueWriteImage(g_q, flat, CL_TRUE, o0, r841, 0, 0, px, 0, NULL, NULL));
+        OK(clEnqueueReadImage(g_q, flat, CL_TRUE, o0, r841, 0, 0, back, 0, NULL, NULL));
+        CHECK(memcmp(px, back, sizeof px) == 0);
+        OK(clReleaseMemObject(flat));
+    }
+    cl_image_format f32 = {CL_R, CL_UNSIGNED_INT32};
+    CHECK(clCreateImage3D(g_ctx, 0, &f32, 8, 4, 1, 0, 0, NULL, &err) == NULL && err == CL_INVALID_IMAGE_SIZE);
+
+    /* 2. clEnqueueCopyBufferRect inside one buffer: spans that overlap but share no byte are
+     * copied (side by side in the same rows; rows interleaved); a shared byte is
+     * CL_MEM_COPY_OVERLAP. Rows of 64 bytes, 8 rows, 2 slices of 1024 bytes. */
+    unsigned char init[2048], got[2048];
+    for (int i = 0; i < 2048; i++) init[i] = (unsigned char)(i * 7 + 3);
+    cl_mem m = buf(CL_MEM_COPY_HOST_PTR, 2048, init);
+    size_t so[3] = {0, 0, 0}, dso[3] = {16, 0, 0}, reg[3] = {16, 8, 2};
+    OK(clEnqueueCopyBufferRect(g_q, m, m, so, dso, reg, 64, 1024, 64, 1024, 0, NULL, NULL));
+    OK(clEnqueueReadBuffer(g_q, m, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL));
+    int ok = 1;
+    for (int z = 0; z < 2; z++)
+        for (int y = 0; y < 8; y++)
+            for (int x = 0; x < 64; x++) {
+                int i = z * 1024 + y * 64 + x;
+                int want = (x >= 16 && x < 32) ? init[i - 16] : init[i];
+                ok &= got[i] == (unsigned char)want;
+            }
+    CHECK(ok);
+    /* Rows interleaved: source rows 0, 2, 4 of a 128-byte pitch; destination starts one
+     * 64-byte half later, in the gaps. */
+    size_t so2[3] = {0, 0, 0}, dso2[3] = {64, 0, 0}, reg2[3] = {64, 4, 1};
+    OK(clEnqueueCopyBufferRect(g_q, m, m, so2, dso2, reg2, 128, 512, 128, 512, 0, NULL, NULL));
+    /* Slices interleaved: 2 slices 1024 apart, destination 512 after (the slices' second half). */
+    size_t so3[3] = {0, 0, 0}, dso3[3] = {0, 4, 0}, reg3[3] = {64, 4, 2};
+    OK(clEnqueueCopyBufferRect(g_q, m, m, so3, dso3, reg3, 128, 1024, 128, 1024, 0, NULL, NULL));
+    /* Sharing bytes: one column overlaps; one row overlaps. */
+    size_t dso4[3] = {15, 0, 0}, dso5[3] = {0, 7, 0};
+    RC(clEnqueueCopyBufferRect(g_q, m, m, so, dso4, reg, 64, 1024, 64, 1024, 0, NULL, NULL), CL_MEM_COPY_OVERLAP);
+    RC(clEnqueueCopyBufferRect(g_q, m, m, so, dso5, (size_t[3]){16, 8, 1}, 64, 1024, 64, 1024, 0, NULL, NULL),
+       CL_MEM_COPY_OVERLAP);
+    /* Two sub-buffers of one buffer, different pitches, no shared byte. */
+    cl_buffer_region ra = {0, 1024}, rb = {512, 1024};
+    cl_mem sa = clCreateSubBuffer(m, 0, CL_BUFFER_CREATE_TYPE_REGION, &ra, &err);
+    cl_mem sb = clCreateSubBuffer(m, 0, CL_BUFFER_CREATE_TYPE_REGION, &rb, &err);
+    size_t z3[3] = {0, 0, 0}, d32[3] = {32, 0, 0}, reg6[3] = {32, 4, 1};
+    /* sa rows at 0, 128, 256, 384 (32 bytes); sb rows at 512+32, 512+32+64, ...: bytes 544.. */
+    OK(clEnqueueCopyBufferRect(g_q, sa, sb, z3, d32, reg6, 128, 512, 64, 256, 0, NULL, NULL));
+    /* ... and the same with a shared byte: sb's first row at 512 + 0 = sa's row 4 (512). */
+    RC(clEnqueueCopyBufferRect(g_q, sa, sb, z3, z3, (size_t[3]){32, 5, 1}, 128, 640, 64, 320, 0, NULL, NULL),
+       CL_MEM_COPY_OVERLAP);
+    OK(clReleaseMemObject(sa));
+    OK(clReleaseMemObject(sb));
+    OK(clReleaseMemObject(m));
+
+    /* 3. CL_CONTEXT_INTEROP_USER_SYNC takes CL_TRUE or CL_FALSE only. */
+    cl_context_properties pr[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)g_pl, CL_CONTEXT_INTEROP_USER_SYNC, 2, 0};
+    CHECK(clCreateContext(pr, 1, &g_dev, NULL, NULL, &err) == NULL && err == CL_INVALID_PROPERTY);
+    pr[3] = CL_TRUE;
+    cl_context c2 = clCreateContext(pr, 1, &g_dev, NULL, NULL, &err);
+    OK(err);
+    if (c2) OK(clReleaseContext(c2));
+    pr[3] = (cl_context_properties)-1;
+    CHECK(clCreateContextFromType(pr, CL_DEVICE_TYPE_ALL, NULL, NULL, &err) == NULL && err == CL_INVALID_PROPERTY);
+
+    /* 4. Device values at or above the embedded profile's minimums (CTS api min_max_*). */
+    char profile[64] = "";
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_PROFILE, sizeof profile, profile, NULL));
+    int embedded = strcmp(profile, "EMBEDDED_PROFILE") == 0;
+    cl_ulong lm = 0;
+    cl_device_local_mem_type lt = 0;
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lm, &lm, NULL));
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_LOCAL_MEM_TYPE, sizeof lt, &lt, NULL));
+    CHECK(lm >= (embedded ? 1024u : 32768u));
+    CHECK(lt == CL_LOCAL || lt == CL_GLOBAL);
+    cl_device_fp_config fp = 0;
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL));
+    CHECK(embedded ? (fp & (CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO)) != 0
+                   : (fp & (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN)) == (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN));
+    size_t mb = 0;
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, sizeof mb, &mb, NULL));
+    CHECK(mb >= (embedded ? 2048u : 65536u));
+    /* The minimum image formats for 1D image buffers too: CL_RGBA x the 10 channel types. */
+    static const cl_channel_type need[] = {CL_UNORM_INT8, CL_UNORM_INT16, CL_SIGNED_INT8, CL_SIGNED_INT16,
+        CL_SIGNED_INT32, CL_UNSIGNED_INT8, CL_UNSIGNED_INT16, CL_UNSIGNED_INT32, CL_HALF_FLOAT, CL_FLOAT};
+    cl_image_format fmts[64];
+    cl_uint nf = 0;
+    OK(clGetSupportedImageFormats(g_ctx, CL_MEM_READ_ONLY, CL_MEM_OBJECT_IMAGE1D_BUFFER, 64, fmts, &nf));
+    int have = 0;
+    for (size_t k = 0; k < 10; k++)
+        for (cl_uint i = 0; i < nf && i < 64; i++)
+            have += fmts[i].image_channel_order == CL_RGBA && fmts[i].image_channel_data_type == need[k];
+    CHECK(have == 10);
+
+    /* 5. 1D image buffers: the buffer's bytes seen as pixels, both ways. */
+    uint32_t words[256];
+    for (int i = 0; i < 256; i++) words[i] = 0xa0000000u + (uint32_t)i;
+    cl_mem bb = buf(CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof words, words);
+    cl_mem ib = image1d_buffer(0, CL_RGBA, CL_UNSIGNED_INT32, 64, bb, &err);  /* 16-byte pixels */
+    OK(err);
+    uint32_t pix[16];
+    size_t o1[3] = {10, 0, 0}, r1[3] = {4, 1, 1};
+    OK(clEnqueueReadImage(g_q, ib, CL_TRUE, o1, r1, 0, 0, pix, 0, NULL, NULL));
+    CHECK(pix[0] == 0xa0000000u + 40 && pix[15] == 0xa0000000u + 55);
+    for (int i = 0; i < 16; i++) pix[i] = 0x5000u + (uint32_t)i;
+    OK(clEnqueueWriteImage(g_q, ib, CL_TRUE, o1, r1, 0, 0, pix, 0, NULL, NULL));
+    OK(clEnqueueReadBuffer(g_q, bb, CL_TRUE, 0, sizeof words, words, 0, NULL, NULL));
+    CHECK(words[39] == 0xa0000000u + 39 && words[40] == 0x5000u && words[55] == 0x500fu && words[56] == 0xa0000000u + 56);
+    cl_mem got_b = NULL, assoc = NULL;
+    OK(clGetImageInfo(ib, CL_IMAGE_BUFFER, sizeof got_b, &got_b, NULL));
+    OK(clGetMemObjectInfo(ib, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof assoc, &assoc, NULL));
+    CHECK(got_b == bb && assoc == bb);
+    cl_mem_flags fl = 0;
+    OK(clGetMemObjectInfo(ib, CL_MEM_FLAGS, sizeof fl, &fl, NULL));
+    CHECK(fl & CL_MEM_READ_WRITE);  /* inherited */
+    /* Its maps count against the buffer's: a write map of the buffer over pixel 12. */
+    void *wm = clEnqueueMapBuffer(g_q, bb, CL_TRUE, CL_MAP_WRITE, 12 * 16, 16, 0, NULL, NULL, &err);
+    OK(err);
+    size_t rp = 0, r2[3] = {3, 1, 1};  /* pixels 10..12: bytes 160..207 */
+    CHECK(clEnqueueMapImage(g_q, ib, CL_TRUE, CL_MAP_READ, o1, r2, &rp, NULL, 0, NULL, NULL, &err) == NULL &&
+          err == CL_INVALID_OPERATION);
+    OK(clEnqueueUnmapMemObject(g_q, bb, wm, 0, NULL, NULL));
+    void *im = clEnqueueMapImage(g_q, ib, CL_TRUE, CL_MAP_READ, o1, r2, &rp, NULL, 0, NULL, NULL, &err);
+    OK(err);
+    CHECK(im && ((uint32_t *)im)[0] == 0x5000u);
+    OK(clEnqueueUnmapMemObject(g_q, ib, im, 0, NULL, NULL));
+    /* On a sub-buffer: pixels from its origin. */
+    cl_buffer_region half = {512, 512};
+    cl_mem sub = clCreateSubBuffer(bb, 0, CL_BUFFER_CREATE_TYPE_REGION, &half, &err);
+    OK(err);
+    cl_mem is = image1d_buffer(0, CL_R, CL_UNSIGNED_INT32, 128, sub, &err);
+    OK(err);
+    uint32_t one = 0;
+    OK(clEnqueueReadImage(g_q, is, CL_TRUE, o0, (size_t[3]){1, 1, 1}, 0, 0, &one, 0, NULL, NULL));
+    CHECK(one == 0xa0000000u + 128);
+    /* Errors: no buffer, too small a buffer, too wide, host pointer flags, widened access. */
+    CHECK(image1d_buffer(0, CL_R, CL_UNSIGNED_INT32, 4, NULL, &err) == NULL && err == CL_INVALID_IMAGE_DESCRIPTOR);
+    CHECK(image1d_buffer(0, CL_R, CL_UNSIGNED_INT32, 257, bb, &err) == NULL && err == CL_INVALID_IMAGE_DESCRIPTOR);
+    CHECK(image1d_buffer(0, CL_R, CL_UNSIGNED_INT8, mb + 1, bb, &err) == NULL && err == CL_INVALID_IMAGE_SIZE);
+    CHECK(image1d_buffer(CL_MEM_USE_HOST_PTR, CL_R, CL_UNSIGNED_INT32, 4, bb, &err) == NULL && err == CL_INVALID_VALUE);
+    cl_mem rob = buf(CL_MEM_READ_ONLY, 64, NULL);
+    CHECK(image1d_buffer(CL_MEM_READ_WRITE, CL_R, CL_UNSIGNED_INT32, 4, rob, &err) == NULL && err == CL_INVALID_VALUE);
+    CHECK(image1d_buffer(0, CL_R, CL_UNSIGNED_INT32, 4, flat ? (cl_mem)g_q : (cl_mem)g_q, &err) == NULL &&
+          err == CL_INVALID_IMAGE_DESCRIPTOR);
+    OK(clReleaseMemObject(rob));
+    OK(clReleaseMemObject(is));
+    OK(clReleaseMemObject(sub));
+    OK(clReleaseMemObject(ib));
+    OK(clReleaseMemObject(bb));
+    NOTE("3D depth 1, exact copy-rect overlap, INTEROP_USER_SYNC values, device minimums, 1D image buffers");
+    teardown();
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } cases[] = {
@@ -1752,7 +1930,8 @@ int main(int argc, char **argv)
         {"map_errors", t_map_errors}, {"copy_fill_rect", t_copy_fill_rect},
         {"events", t_events}, {"kernels", t_kernels}, {"programs", t_programs},
         {"invalid_objects", t_invalid_objects}, {"access_flags", t_access_flags},
-        {"images", t_images}, {"images_nd", t_images_nd}, {"map_overlap", t_map_overlap}};
+        {"images", t_images}, {"images_nd", t_images_nd}, {"map_overlap", t_map_overlap},
+        {"cts_findings", t_cts_findings}};
     if (argc != 2) {
         fprintf(stderr, "usage: %s <case>\n", argv[0]);
         return 2;
