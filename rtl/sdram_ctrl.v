@@ -48,8 +48,8 @@
 // beat and the controller's first write beat, whatever the chip clock's phase.
 module sdram_ctrl #(
   parameter integer CLK_HZ         = 50000000,  // clock of the controller and of the chip
-  parameter integer ROW_BITS       = 13,        // row address bits (8192 rows); also the A pins
-  parameter integer COL_BITS       = 9,         // column bits: 9 (512 columns) or 10 (1024)
+  parameter integer ROW_BITS       = 13,        // row address bits (8192 rows); also the A pins (>= 11)
+  parameter integer COL_BITS       = 9,         // column bits: 9 (512) or 10 (1024); A10 is auto precharge
   parameter integer BANK_BITS      = 2,         // bank address bits (4 banks)
   parameter integer CAS_LATENCY    = 2,         // 2 or 3, written to the mode register
   // Cycles from a READ on the pins (cycle t) to the clock edge that captures its first beat in
@@ -500,12 +500,10 @@ module sdram_ctrl #(
     if (push && !wr_q) q0_q <= in_entry;
     if (push &&  wr_q) q1_q <= in_entry;
     dq_in_q <= sdram_dq_i;
-    if (do_wr) begin
-      dq_q    <= h_data[15:0];
-      wr_hi_q <= h_data[31:16];
-    end else if (wr2_q) begin
-      dq_q    <= wr_hi_q;
-    end
+    // The data bus only matters while oe_q drives it, so the write beats load without waiting
+    // for the command decision: the head's low half, or the high half after a WRITE.
+    dq_q    <= wr2_q ? wr_hi_q : h_data[15:0];
+    wr_hi_q <= h_data[31:16];
     if (rd_sr_q[RS-1]) lo_q <= dq_in_q;
   end
 

@@ -300,6 +300,46 @@ class Bench {
     return {cyc_ + 1 - t0, refresh_cycles_ - rc0, chip_.n_ref - ref0};
   }
 
+  // Cycles from a read's acceptance to its response, nothing else in flight.
+  uint64_t single_read(uint32_t a) {
+    drain();
+    rd_v_ = true;
+    rd_a_ = a;
+    uint64_t t = 0;
+    for (int i = 0; i < 100 && rd_v_; ++i) {
+      tick();
+      if (rd_take_) { rd_v_ = false; t = cyc_ - 1; }
+    }
+    uint64_t n0 = rsp_count_;
+    for (int i = 0; i < 100 && rsp_count_ == n0; ++i) tick();
+    CHECK(rsp_count_ == n0 + 1, "single read of 0x%06x answered", a);
+    return cyc_ - 1 - t;
+  }
+
+  // Read latency with the row open, with the bank closed (right after a refresh), and with
+  // another row of the bank open.
+  void latencies(uint64_t &hit, uint64_t &closed, uint64_t &conflict) {
+    uint32_t x = 0x12345 & (words_ - 1);
+    single_read(x);  // opens x's row
+    hit = single_read(x);
+    // Wait for a refresh to finish: every bank is closed after it.
+    int guard = 0;
+    while (!m_.stat_refresh_o && guard++ < 20000) tick();
+    while (m_.stat_refresh_o && guard++ < 20000) tick();
+    closed = single_read(x);
+    unsigned bx, rx, cx;
+    map(x, bx, rx, cx);
+    uint32_t y = x;
+    for (uint32_t f = 0; f < 4; ++f) {
+      uint32_t cand = x ^ (1u << (wb_ + 2 + 3)) ^ (f << wb_);
+      unsigned by, ry, cy;
+      map(cand, by, ry, cy);
+      if (by == bx && ry != rx) { y = cand; break; }
+    }
+    CHECK(y != x, "a word in another row of the same bank");
+    conflict = single_read(y);
+  }
+
   // Every word written so far is in the chip where the documented map says.
   void check_map() {
     size_t bad = 0;
@@ -389,6 +429,8 @@ int main(int argc, char **argv) {
   b.wait_init();
   std::printf("initialisation: %" PRIu64 " cycles\n", b.init_cycles_);
 
+  uint64_t lat_hit, lat_closed, lat_conflict;
+  b.latencies(lat_hit, lat_closed, lat_conflict);
   b.random_traffic(o.random_cycles);
   std::printf("random: %" PRIu64 " reads, %" PRIu64 " writes, longest read latency %" PRIu64 " cycles\n",
               b.reads_, b.writes_, b.max_latency_);
@@ -426,6 +468,9 @@ int main(int argc, char **argv) {
   std::printf("sdram_copy_efficiency %.4f\n", copy_bpc / 2.0);
   std::printf("sdram_copy_bus_utilisation %.4f\n", copy_bpc);
   std::printf("sdram_refresh_overhead %.4f\n", ref_overhead);
+  std::printf("sdram_read_latency_row_hit %" PRIu64 " cycles\n", lat_hit);
+  std::printf("sdram_read_latency_bank_closed %" PRIu64 " cycles\n", lat_closed);
+  std::printf("sdram_read_latency_row_conflict %" PRIu64 " cycles\n", lat_conflict);
   // Streams must be fast: this configuration's floor, well under what is measured today.
   CHECK(rd_eff > 0.9 && wr_eff > 0.9, "stream efficiency read %.3f write %.3f", rd_eff, wr_eff);
   CHECK(copy_bpc > 0.6, "copy %.3f bytes/cycle", copy_bpc);
