@@ -82,11 +82,17 @@ module csr_block #(
   reg [11:0] int_status_q;
   reg [31:0] tlb_hits_q, tlb_misses_q, tlb_evictions_q, walk_cycles_q;
 
-  // MMU event FIFO: {info, va, pte} per entry.
+  // MMU event FIFO: {info, va, pte} per entry. It keeps the newest EVT_DEPTH events: an event
+  // arriving while it is full overwrites the oldest, because the events a reader needs most are
+  // the last ones (the fault that stopped a command comes after all of its fills). The losses
+  // are counted (DROPPED, saturating) until the next pop, so the driver can say how many of the
+  // events before the ones it reads are gone; counting them per pop, not per empty FIFO, makes
+  // the state clear as soon as software has read it once.
+  localparam integer DW = 15;  // EVT_COUNT.DROPPED width
   reg [95:0]  evt_q [0:EVT_DEPTH-1];
   reg [EW-1:0] evt_rd_q, evt_wr_q;
   reg [EW:0]   evt_count_q;
-  reg          evt_overflow_q;
+  reg [DW-1:0] evt_dropped_q;
   wire         evt_full = (evt_count_q == EVT_DEPTH[EW:0]);
   wire [95:0]  evt_head = evt_q[evt_rd_q];
   wire         evt_empty = (evt_count_q == 0);
@@ -142,7 +148,7 @@ module csr_block #(
         REG_TLB_MISSES:    rdata = tlb_misses_q;
         REG_TLB_EVICTIONS: rdata = tlb_evictions_q;
         REG_WALK_CYCLES:   rdata = walk_cycles_q;
-        REG_EVT_COUNT:     rdata = {evt_overflow_q, {(31-EW-1){1'b0}}, evt_count_q};
+        REG_EVT_COUNT:     rdata = {evt_dropped_q != {DW{1'b0}}, evt_dropped_q, {(16-EW-1){1'b0}}, evt_count_q};
         REG_EVT_INFO:      rdata = evt_empty ? 32'd0 : evt_head[95:64];
         REG_EVT_VA:        rdata = evt_empty ? 32'd0 : evt_head[63:32];
         REG_EVT_PTE:       rdata = evt_empty ? 32'd0 : evt_head[31:0];
@@ -157,7 +163,11 @@ module csr_block #(
   assign ring_we_o = take && csr_we_i && in_ring_space;
   assign ring_re_o = take && !csr_we_i && in_ring_space;
   wire evt_pop  = take && csr_we_i && (csr_addr_i == REG_EVT_POP);
-  wire evt_push = evt_valid_i && !evt_full;
+  // While full, an event either takes the slot a pop frees in the same cycle or replaces the
+  // oldest entry; either way both pointers advance and the count stays.
+  wire evt_push = evt_valid_i;
+  wire evt_drop = evt_valid_i && evt_full && !evt_pop;
+  wire evt_take = evt_pop && !evt_empty;
 
   always @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -169,7 +179,7 @@ module csr_block #(
       int_status_q <= 12'd0;
       tlb_hits_q <= 32'd0; tlb_misses_q <= 32'd0; tlb_evictions_q <= 32'd0; walk_cycles_q <= 32'd0;
       evt_rd_q <= {EW{1'b0}}; evt_wr_q <= {EW{1'b0}}; evt_count_q <= {(EW+1){1'b0}};
-      evt_overflow_q <= 1'b0;
+      evt_dropped_q <= {DW{1'b0}};
       cycle_o <= 64'd0;
     end else begin
       cycle_o   <= cycle_o + 64'd1;
@@ -189,12 +199,10 @@ module csr_block #(
                             evt_va_i, evt_pte_i};
         evt_wr_q <= evt_wr_q + 1'b1;
       end
-      if (evt_valid_i && evt_full) evt_overflow_q <= 1'b1;
-      if (evt_pop) begin
-        if (!evt_empty) evt_rd_q <= evt_rd_q + 1'b1;
-        else evt_overflow_q <= 1'b0;
-      end
-      evt_count_q <= evt_count_q + {{EW{1'b0}}, evt_push} - {{EW{1'b0}}, evt_pop && !evt_empty};
+      if (evt_take || evt_drop) evt_rd_q <= evt_rd_q + 1'b1;
+      if (evt_pop) evt_dropped_q <= {DW{1'b0}};
+      else if (evt_drop && evt_dropped_q != {DW{1'b1}}) evt_dropped_q <= evt_dropped_q + 1'b1;
+      evt_count_q <= evt_count_q + {{EW{1'b0}}, evt_push && !evt_drop} - {{EW{1'b0}}, evt_take};
 
       case (state_q)
         S_IDLE: if (take) begin

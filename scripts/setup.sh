@@ -13,6 +13,7 @@ tools=(
   "yosys:yosys"
   "iverilog:iverilog"
   "pkg-config:pkg-config"
+  "gtkwave:gtkwave"  # the lessons' waveform views (docs/lessons/*/view.gtkw)
 )
 # Libraries have no command to look for; dpkg knows whether they are there.
 # zlib1g-dev: Verilator's FST waveform writer (VMGPU_WAVES) links zlib.

@@ -561,8 +561,14 @@ static void trace_mmu_events(vmgpu_dev *dev)
     uint32_t cnt;
     if (vmgpu_reg_read(dev->hal, VMGPU_REG_EVT_COUNT, &cnt)) return;
     unsigned n = cnt & VMGPU_REG_EVT_COUNT_COUNT_MASK;
-    if (cnt & VMGPU_REG_EVT_COUNT_OVERFLOW_MASK)
-        core_trace("  mmu: event FIFO overflowed, older events lost");
+    /* The FIFO keeps the newest events; DROPPED counts the older ones it had to let go since
+     * the last pop, and the first pop below clears it, so each loss is reported once. */
+    unsigned lost = (cnt & VMGPU_REG_EVT_COUNT_DROPPED_MASK) >> VMGPU_REG_EVT_COUNT_DROPPED_LSB;
+    if (lost)
+        core_trace("  mmu: %s%u older events lost (the event FIFO was full and kept the newest %u; "
+                   "TLB_MISSES counts every miss)",
+                   lost == VMGPU_REG_EVT_COUNT_DROPPED_MASK >> VMGPU_REG_EVT_COUNT_DROPPED_LSB
+                       ? "at least " : "", lost, n);
     for (unsigned i = 0; i < n; i++) {
         uint32_t info, va, pte;
         if (vmgpu_reg_read(dev->hal, VMGPU_REG_EVT_INFO, &info) ||

@@ -45,9 +45,11 @@
 #define VMGPU_REG_TLB_MISSES 0x034u /* ro: Translations that needed a page-table walk. */
 #define VMGPU_REG_TLB_EVICTIONS 0x038u /* ro: TLB fills that replaced a valid entry. */
 #define VMGPU_REG_WALK_CYCLES 0x03Cu /* ro: Cycles the page-table walker spent walking. */
-#define VMGPU_REG_EVT_COUNT 0x040u /* ro: MMU event FIFO occupancy. */
+#define VMGPU_REG_EVT_COUNT 0x040u /* ro: MMU event FIFO occupancy and losses. The FIFO keeps the newest events: one arriving while it is full replaces the oldest. */
 #define VMGPU_REG_EVT_COUNT_COUNT_LSB 0u
 #define VMGPU_REG_EVT_COUNT_COUNT_MASK 0x000000FFu
+#define VMGPU_REG_EVT_COUNT_DROPPED_LSB 16u
+#define VMGPU_REG_EVT_COUNT_DROPPED_MASK 0x7FFF0000u
 #define VMGPU_REG_EVT_COUNT_OVERFLOW_LSB 31u
 #define VMGPU_REG_EVT_COUNT_OVERFLOW_MASK 0x80000000u
 #define VMGPU_REG_EVT_INFO 0x044u /* ro: Oldest MMU event: kind and ASID. */
@@ -61,7 +63,7 @@
 #define VMGPU_REG_EVT_INFO_ASID_MASK 0x00FF0000u
 #define VMGPU_REG_EVT_VA 0x048u /* ro: Oldest MMU event: virtual address. */
 #define VMGPU_REG_EVT_PTE 0x04Cu /* ro: Oldest MMU event: the PTE loaded into the TLB (EVT_TLB_FILL). */
-#define VMGPU_REG_EVT_POP 0x050u /* wo: Any write drops the oldest MMU event. */
+#define VMGPU_REG_EVT_POP 0x050u /* wo: Any write drops the oldest MMU event (if any) and clears EVT_COUNT.DROPPED and OVERFLOW. */
 #define VMGPU_REG_SCRATCH 0x054u /* rw: Free for software; link tests use it. */
 
 /* Ring registers: VMGPU_RING_REG(r, VMGPU_RING_<name>) */

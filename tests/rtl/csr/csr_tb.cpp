@@ -703,10 +703,13 @@ struct Evt {
 };
 
 void test_events(Bench &b) {
+  // The model: the FIFO keeps the newest p.evt events (an event while full replaces the
+  // oldest), DROPPED counts the replaced ones since the last EVT_POP (saturating at 0x7FFF),
+  // OVERFLOW = DROPPED != 0, and any EVT_POP clears both.
   const Params &p = b.p;
   std::mt19937 &rng = b.rng;
   std::deque<Evt> model;
-  bool overflow = false;
+  uint32_t dropped = 0;
   auto make = [&] {
     Evt e{uint32_t(rng() % 4), uint32_t(rng() % 16), uint32_t(rng() % 2), uint32_t(rng() % 256),
           uint32_t(rng()), uint32_t(rng())};
@@ -717,9 +720,21 @@ void test_events(Bench &b) {
     b.m.evt_write_i = e.write; b.m.evt_asid_i = e.asid; b.m.evt_va_i = e.va;
     b.m.evt_pte_i = e.pte;
   };
+  auto push = [&](const Evt &e) {  // what the FIFO does with an event and no pop
+    if (model.size() == p.evt) {
+      model.pop_front();
+      if (dropped < 0x7FFF) ++dropped;
+    }
+    model.push_back(e);
+  };
+  auto pop = [&] {
+    if (!model.empty()) model.pop_front();
+    dropped = 0;
+  };
   auto check_head = [&](const char *when) {
     uint32_t cnt = b.rd(VMGPU_REG_EVT_COUNT);
-    uint32_t expect_cnt = uint32_t(model.size()) | (overflow ? 0x80000000u : 0);
+    uint32_t expect_cnt = uint32_t(model.size()) | dropped << VMGPU_REG_EVT_COUNT_DROPPED_LSB |
+                          (dropped ? VMGPU_REG_EVT_COUNT_OVERFLOW_MASK : 0);
     CHECK(cnt == expect_cnt, "%s: EVT_COUNT 0x%08x, expected 0x%08x", when, cnt, expect_cnt);
     uint32_t info = b.rd(VMGPU_REG_EVT_INFO), va = b.rd(VMGPU_REG_EVT_VA),
              pte = b.rd(VMGPU_REG_EVT_PTE);
@@ -733,55 +748,67 @@ void test_events(Bench &b) {
     }
   };
   check_head("after reset");
-  // Fill, one event per cycle with no gaps, then overflow.
-  for (unsigned i = 0; i < p.evt; ++i) {
+  // Fill, one event per cycle with no gaps, then three more: the three oldest are replaced.
+  std::vector<Evt> sent;
+  for (unsigned i = 0; i < p.evt + 3; ++i) {
     Evt e = make();
     drive(e);
     b.tick();
-    model.push_back(e);
+    push(e);
+    sent.push_back(e);
+    if (i + 1 == p.evt) check_head("full");
   }
-  check_head("full");
-  Evt lost = make();
-  drive(lost);
-  b.tick();
-  overflow = true;
-  check_head("after an event while full");
-  // Pop them all, in order; the overflow flag stays until a pop of an empty FIFO.
+  b.m.evt_valid_i = 0;
+  CHECK(dropped == 3, "model dropped %u", dropped);
+  check_head("three events while full: the newest kept, DROPPED 3, OVERFLOW");
+  CHECK(model.front().va == sent[3].va, "the head is the fourth event sent");
+  // One pop reports them gone: DROPPED and OVERFLOW clear at once, the FIFO keeps the rest.
+  b.wr(VMGPU_REG_EVT_POP, 0);
+  pop();
+  check_head("the first pop clears DROPPED and OVERFLOW");
   while (!model.empty()) {
     b.wr(VMGPU_REG_EVT_POP, 0);
-    model.pop_front();
+    pop();
     check_head("popping");
   }
   b.wr(VMGPU_REG_EVT_POP, 0);
-  overflow = false;
-  check_head("pop of an empty FIFO clears overflow");
-  b.wr(VMGPU_REG_EVT_POP, 0);
-  check_head("second pop of an empty FIFO");
+  pop();
+  check_head("pop of an empty FIFO");
 
-  // An event arriving in the cycle the pop is taken, at every occupancy: both happen, except
-  // that an event while full may be dropped as long as the overflow flag says so.
+  // Many events while full: DROPPED counts each one and saturates at 0x7FFF.
+  b.m.evt_valid_i = 1;
+  for (unsigned i = 0; i < 0x7FFF + p.evt + 5; ++i) {
+    Evt e = make();
+    drive(e);
+    b.tick();
+    push(e);
+  }
+  b.m.evt_valid_i = 0;
+  check_head("DROPPED saturates at 0x7FFF");
+  b.wr(VMGPU_REG_EVT_POP, 0);
+  pop();
+  check_head("cleared after saturation");
+  while (!model.empty()) { b.wr(VMGPU_REG_EVT_POP, 0); pop(); }
+
+  // An event arriving in the cycle the pop is taken, at every occupancy: both happen (when full
+  // the event takes the slot the pop frees, nothing is lost), and DROPPED is cleared.
   unsigned races = 0;
   for (unsigned occ = 0; occ <= p.evt; ++occ) {
-    while (model.size() < occ) {
-      Evt e = make(); drive(e); b.tick(); model.push_back(e);
+    // Arrive with some losses counted, so the race also shows the clear.
+    while (model.size() < p.evt) { Evt e = make(); drive(e); b.tick(); push(e); }
+    for (int k = 0; k < 2; ++k) { Evt e = make(); drive(e); b.tick(); push(e); }
+    b.m.evt_valid_i = 0;
+    while (model.size() > occ) { b.wr(VMGPU_REG_EVT_POP, 0); pop(); }
+    if (occ == p.evt) {  // popping nothing left the losses counted: make it so for occ < evt too
+      CHECK(dropped == 2, "dropped before the race %u", dropped);
     }
     Evt e = make();
     b.access(true, VMGPU_REG_EVT_POP, 0, 0, 1, [&](unsigned k) { if (k == 0) drive(e); });
-    bool was_empty = model.empty();
-    if (!was_empty) model.pop_front();
-    if (was_empty) overflow = false;
-    uint32_t cnt = b.rd(VMGPU_REG_EVT_COUNT);
-    if (occ < p.evt) {
-      model.push_back(e);
-    } else if ((cnt & 0xFF) == model.size() + 1) {
-      model.push_back(e);  // taken in the slot the pop freed
-    } else {
-      overflow = true;     // dropped: must be flagged
-    }
+    b.m.evt_valid_i = 0;
+    pop();
+    model.push_back(e);
     check_head("event racing a pop");
-    while (!model.empty()) { b.wr(VMGPU_REG_EVT_POP, 0); model.pop_front(); }
-    b.wr(VMGPU_REG_EVT_POP, 0);
-    overflow = false;
+    while (!model.empty()) { b.wr(VMGPU_REG_EVT_POP, 0); pop(); }
     check_head("drained");
     ++races;
   }
@@ -793,22 +820,25 @@ void test_events(Bench &b) {
     for (unsigned g = 0; g < gap; ++g) {
       if (rng() % 2) {
         Evt e = make(); drive(e);
-        if (model.size() < p.evt) model.push_back(e); else overflow = true;
+        push(e);
         ++pushes;
+      } else {
+        b.m.evt_valid_i = 0;
       }
       b.tick();
     }
+    b.m.evt_valid_i = 0;
     if (rng() % 3 == 0) {
       b.wr(VMGPU_REG_EVT_POP, 0);
-      if (model.empty()) overflow = false; else model.pop_front();
+      pop();
       ++pops;
     }
     if (i % 8 == 0) check_head("random");
   }
   check_head("random end");
-  std::printf("events: fill to %u, overflow flag set and cleared by a pop of the empty FIFO, "
-              "head fields, %u push-at-pop races, %u random pushes / %u pops\n", p.evt, races,
-              pushes, pops);
+  std::printf("events: fill to %u, 3 more replace the oldest (DROPPED 3, OVERFLOW), one pop "
+              "clears both, DROPPED saturates at 0x7FFF, head fields, %u push-at-pop races, "
+              "%u random pushes / %u pops\n", p.evt, races, pushes, pops);
 }
 
 // ---------------------------------------------------------------------------------------------
