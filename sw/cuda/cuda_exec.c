@@ -234,6 +234,25 @@ CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
     LOCKED("cuStreamGetDevice_ptsz", stream_get_device(hStream, device));
 }
 
+/* vmgpu has no graphs, so no stream is ever capturing. */
+static CUresult stream_is_capturing(CUstream h, CUstreamCaptureStatus *status)
+{
+    struct CUctx_st *c;
+    if (!status) return CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = stream_info(h, &c, NULL);
+    if (rc) return rc;
+    *status = CU_STREAM_CAPTURE_STATUS_NONE;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
+{
+    LOCKED("cuStreamIsCapturing", stream_is_capturing(hStream, captureStatus));
+}
+CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus)
+{
+    LOCKED("cuStreamIsCapturing_ptsz", stream_is_capturing(hStream, captureStatus));
+}
+
 /* Every stream has priority 0: the device has none (cuCtxGetStreamPriorityRange gives 0..0 and
  * a created stream's priority is clamped into it). */
 static CUresult stream_get_priority(CUstream h, int *priority)

@@ -498,6 +498,10 @@ int main(void)
     ENUM(CU_GET_PROC_ADDRESS_DEFAULT);
     ENUM(CU_GET_PROC_ADDRESS_LEGACY_STREAM);
     ENUM(CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM);
+    /* CUstreamCaptureStatus */
+    ENUM(CU_STREAM_CAPTURE_STATUS_NONE);
+    ENUM(CU_STREAM_CAPTURE_STATUS_ACTIVE);
+    ENUM(CU_STREAM_CAPTURE_STATUS_INVALIDATED);
     /* CUoccupancy_flags */
     ENUM(CU_OCCUPANCY_DEFAULT);
     ENUM(CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE);
@@ -585,6 +589,7 @@ int main(void)
     SIZE(CUjit_option);
     SIZE(CUdriverProcAddressQueryResult);
     SIZE(CUdriverProcAddress_flags);
+    SIZE(CUstreamCaptureStatus);
     SIZE(CUoccupancy_flags);
     SIZE(CUmemPool_attribute);
     SIZE(CUmemPoolProps_v1);
@@ -837,6 +842,7 @@ int main(void)
     SYMBOL(cuStreamGetCtx_v2);
     SYMBOL(cuStreamGetId);
     SYMBOL(cuStreamGetDevice);
+    SYMBOL(cuStreamIsCapturing);
     SYMBOL(cuEventCreate);
     SYMBOL(cuEventRecord);
     SYMBOL(cuEventQuery);

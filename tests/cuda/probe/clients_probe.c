@@ -192,6 +192,12 @@ static void s_streamquery(void)
     V("  streamgetpriority NULL stream value is 0", "%s", pr == 0 ? "yes" : "no");
     P("streamgetpriority NULL out", cuStreamGetPriority(s, NULL));
     P("streamgetpriority destroyed", cuStreamGetPriority(dead, &pr));
+    CUstreamCaptureStatus cs = (CUstreamCaptureStatus)7;
+    P("iscapturing created stream", cuStreamIsCapturing(s, &cs));
+    YN("  iscapturing says none", cs == CU_STREAM_CAPTURE_STATUS_NONE);
+    P("iscapturing NULL stream", cuStreamIsCapturing(NULL, &cs));
+    P("iscapturing NULL out", cuStreamIsCapturing(s, NULL));
+    P("iscapturing destroyed", cuStreamIsCapturing(dead, &cs));
     cuCtxSetCurrent(NULL);
     P("streamgetctx NULL stream no context", cuStreamGetCtx(NULL, &got));
     P("streamgetid created no context", cuStreamGetId(s, &a));
