@@ -88,6 +88,20 @@ module mmu #(
   wire        sel_write = tr0_req_valid_i ? tr0_req_write_i : tr1_req_write_i;
 
   // ---------------------------------------------------------------- TLB
+`ifdef FORMAL
+  // The TLB's and the walker's formal views (see the properties at the end).
+  wire [7:0]             f_tlb_asid;
+  wire [19:0]            f_tlb_vpn;
+  wire                   f_tlb_present;
+  wire [22:0]            f_tlb_data;
+  wire [TLB_ENTRIES-1:0] f_tlb_fill_dup;
+  wire [19:0]            f_walk_vpn;
+  wire                   f_walk_write;
+  wire                   f_walk_pte_phase;
+  wire [4:0]             f_walk_cycles;
+  wire                   f_walk_rd_out;
+  wire [3:0]             f_walk_wait;
+`endif
   wire        hit;
   wire [19:0] hit_pfn;
   wire        hit_r;
@@ -145,6 +159,14 @@ module mmu #(
     .inv_asid_i   (inv_asid_q),
     .inv_va_i     (inv_va_q),
     .inv_size_i   (inv_size_q)
+`ifdef FORMAL
+    ,
+    .f_asid_o     (f_tlb_asid),
+    .f_vpn_o      (f_tlb_vpn),
+    .f_present_o  (f_tlb_present),
+    .f_data_o     (f_tlb_data),
+    .f_fill_dup_o (f_tlb_fill_dup)
+`endif
   );
 
   // ---------------------------------------------------------------- walker
@@ -169,6 +191,15 @@ module mmu #(
     .pt_rd_addr_o  (pt_rd_addr_o),
     .pt_rsp_valid_i(pt_rsp_valid_i),
     .pt_rsp_data_i (pt_rsp_data_i)
+`ifdef FORMAL
+    ,
+    .f_vpn_o       (f_walk_vpn),
+    .f_write_o     (f_walk_write),
+    .f_pte_phase_o (f_walk_pte_phase),
+    .f_cycles_o    (f_walk_cycles),
+    .f_rd_out_o    (f_walk_rd_out),
+    .f_wait_o      (f_walk_wait)
+`endif
   );
 
   // ---------------------------------------------------------------- responses, events, counters
@@ -346,5 +377,134 @@ module mmu #(
   assign evt_va_o = evt_va_q;
   assign evt_pte_o = evt_pte_q;
   assign inv_done_o = inv_done_q;
+
+`ifdef FORMAL
+  // Properties (tests/formal/mmu.sby, docs/formal.md). The TLB's and the walker's own
+  // properties are checked here too, their assumptions about the MMU as assertions. What the
+  // command processor, the engines and the page-table memory promise is assumed when the MMU
+  // is proven alone (FORMAL_MMU), asserted when a larger proof contains it.
+`ifdef FORMAL_MMU
+`define MMU_ASSUME assume
+`else
+`define MMU_ASSUME assert
+`endif
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) if (!f_past_valid) `MMU_ASSUME(!rst_ni);
+
+  // Requests in flight: accepted, not yet answered. One at a time.
+  reg        f_busy = 1'b0;
+  reg        f_port;
+  reg [31:0] f_va;
+  reg        f_write;
+  reg [7:0]  f_asid;
+  reg [4:0]  f_age;  // cycles since acceptance
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      f_busy <= 1'b0;
+      f_age <= 5'd0;
+    end else if (accept) begin
+      f_busy <= 1'b1;
+      f_port <= accept1;
+      f_va <= sel_va;
+      f_write <= sel_write;
+      f_asid <= ctx_asid_i;
+      f_age <= 5'd0;
+    end else begin
+      if (rsp_valid_q) f_busy <= 1'b0;
+      if (f_busy) f_age <= f_age + 5'd1;
+    end
+  end
+
+  // The command processor keeps the context still while a translation is in flight, and issues
+  // one invalidation at a time, waiting for inv_done_o.
+  reg f_inv_busy = 1'b0;
+  always @(posedge clk_i) begin
+    if (!rst_ni) f_inv_busy <= 1'b0;
+    else if (inv_valid_i) f_inv_busy <= 1'b1;
+    else if (inv_done_o) f_inv_busy <= 1'b0;
+  end
+  always @(posedge clk_i) if (f_past_valid && rst_ni && $past(rst_ni) && f_busy) begin
+    `MMU_ASSUME($stable(ctx_valid_i) && $stable(ctx_asid_i) && $stable(ctx_root_i));
+  end
+  always @(*) if (f_past_valid && rst_ni && inv_valid_i) `MMU_ASSUME(!f_inv_busy);
+
+  // Page-table memory: one read outstanding, answered after it was taken, taken within 2 cycles
+  // and answered within 3. The walker counts (f_walk_rd_out, f_walk_wait); its proof assumes
+  // the same, which is asserted here.
+  always @(*) if (f_past_valid && rst_ni) begin
+    `MMU_ASSUME(!pt_rsp_valid_i || f_walk_rd_out);
+    if (pt_rd_valid_o && f_walk_wait >= 4'd2) `MMU_ASSUME(pt_rd_ready_i);
+    if (f_walk_rd_out && f_walk_wait >= 4'd2) `MMU_ASSUME(pt_rsp_valid_i);
+  end
+
+  // One page, the TLB's tracked key (f_tlb_asid, f_tlb_vpn), whose PTE in memory is f_pte
+  // and does not change: every walk for that page reads f_pte as its PTE.
+  (* anyconst *) reg [31:0] f_pte;
+  wire f_key_walk = (req_asid_q == f_tlb_asid) && (req_va_q[31:12] == f_tlb_vpn);
+  always @(*) if (f_past_valid && rst_ni) begin
+    if (walk_busy && f_walk_pte_phase && pt_rsp_valid_i && f_key_walk)
+      `MMU_ASSUME(pt_rsp_data_i == f_pte);
+  end
+
+  // Answers: one per accepted request, to the port that asked, at most 12 cycles after it was
+  // accepted (13 with REQ_REG): a walk's 12 cycles, the cycle that registers the answer, the
+  // request register's cycle; a hit is answered in the next cycle (the one after with REQ_REG).
+  localparam [4:0] F_AGE_MAX = (REQ_REG != 0) ? 5'd13 : 5'd12;
+  always @(*) if (f_past_valid && rst_ni) begin
+    if (rsp_valid_q) assert(f_busy && rsp_port_q == f_port);
+    assert(!(tr0_rsp_valid_o && tr1_rsp_valid_o));
+    if (f_busy) assert(f_age <= F_AGE_MAX);
+    assert(!(accept0 && accept1));
+  end
+
+  // The promise that matters: no access is granted that the page's PTE does not allow. A
+  // translation of the tracked page without a fault means the PTE is valid, has W for a write
+  // and R for a read, and the answer carries its frame and aperture unchanged.
+  wire f_key_rsp = (f_asid == f_tlb_asid) && (f_va[31:12] == f_tlb_vpn);
+  always @(*) if (f_past_valid && rst_ni && rsp_valid_q && f_key_rsp) begin
+    if (!rsp_fault_q) begin
+      assert(f_pte[0]);
+      if (f_write) assert(f_pte[2]);
+      else assert(f_pte[1]);
+      assert(rsp_pa_q == {f_pte[31:12], f_va[11:0]});
+      assert(rsp_host_q == f_pte[3]);
+    end
+  end
+
+  // Internal state the induction needs: what is in flight where; the TLB holds for the tracked
+  // page only what its PTE says; a walk is only for a key the TLB does not hold.
+  always @(*) if (f_past_valid && rst_ni) begin
+    assert(!(stage_v_q && walk_busy));
+    if (REQ_REG == 0) assert(!stage_v_q);
+    if (stage_v_q || walk_busy) assert(f_busy && !rsp_valid_q);
+    if (f_busy) assert(stage_v_q || walk_busy || rsp_valid_q);
+    if (stage_v_q || walk_busy)
+      assert(req_port_q == f_port && req_va_q == f_va && req_write_q == f_write && req_asid_q == f_asid);
+    if (f_busy && !rsp_valid_q) assert(ctx_asid_i == f_asid);
+    if (walk_busy) assert(f_walk_vpn == f_va[31:12] && f_walk_write == f_write);
+    if (walk_busy) assert(f_tlb_fill_dup == {TLB_ENTRIES{1'b0}});
+    if (walk_busy) assert(ctx_valid_i);
+    if (stage_v_q) assert(f_age == 5'd0);
+    if (walk_busy) assert(f_age == f_walk_cycles + ((REQ_REG != 0) ? 5'd1 : 5'd0));
+    if (f_tlb_present) begin
+      assert(f_pte[0]);
+      assert(f_tlb_data == {f_pte[31:12], f_pte[3], f_pte[2], f_pte[1]});
+    end
+    assert(inv_pending_q == (f_inv_busy && !inv_done_q));
+    if (inv_done_q) assert(f_inv_busy);
+  end
+
+  // Reachability: a hit, a walk that fills, each port answered, a write denied on a hit, an
+  // invalidation done, a request taken in the cycle of the previous answer.
+  always @(*) if (f_past_valid && rst_ni) begin
+    cover(stat_hit_o && tr1_rsp_valid_o);
+    cover(rsp_valid_q && !rsp_fault_q && f_key_rsp && evt_kind_q == EVT_TLB_FILL);
+    cover(tr0_rsp_valid_o && rsp_fault_q && rsp_reason_q == FAULT_WRITE_DENIED && evt_pte_q[0]);
+    cover(inv_done_o);
+    cover(rsp_valid_q && accept);
+  end
+`undef MMU_ASSUME
+`endif
 endmodule
 `default_nettype wire

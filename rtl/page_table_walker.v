@@ -27,6 +27,16 @@ module page_table_walker #(
   output wire [31:0] pt_rd_addr_o,
   input  wire        pt_rsp_valid_i,
   input  wire [31:0] pt_rsp_data_i
+`ifdef FORMAL
+  ,
+  // Formal only: the proof's view of the walk and of the memory, for the MMU's proof.
+  output wire [19:0] f_vpn_o,        // the walk being served, as it was asked for
+  output wire        f_write_o,
+  output wire        f_pte_phase_o,  // the PDE was read and passed; the PTE is next
+  output wire [4:0]  f_cycles_o,     // cycles since the walk started
+  output wire        f_rd_out_o,     // a page-table read is outstanding
+  output wire [3:0]  f_wait_o        // cycles the current read has waited
+`endif
 );
   `include "vmgpu_regs.vh"
 
@@ -132,5 +142,173 @@ module page_table_walker #(
       end
     end
   end
+
+`ifdef FORMAL
+  // Properties (tests/formal/page_table_walker.sby, docs/formal.md). What the MMU and the
+  // memory promise is assumed when the walker is proven alone (FORMAL_WALKER) and asserted
+  // when the MMU is proven with the walker inside it.
+`ifdef FORMAL_WALKER
+`define WALKER_ASSUME assume
+`else
+`define WALKER_ASSUME assert
+`endif
+  // The memory's promise, for the bound on a walk: a read is taken within F_READY_MAX cycles
+  // and answered within F_RSP_MAX cycles after it was taken.
+  localparam integer F_READY_MAX = 2;
+  localparam integer F_RSP_MAX = 3;
+  // Longest walk: two reads, each waiting for its grant and its answer, plus the start cycle.
+  localparam integer F_WALK_MAX = 2 * (F_READY_MAX + 1 + F_RSP_MAX);
+
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) if (!f_past_valid) `WALKER_ASSUME(!rst_ni);
+
+  // A walk starts only while the walker is idle.
+  always @(*) if (f_past_valid && rst_ni && start_i) `WALKER_ASSUME(!busy_o);
+
+  // Page-table memory: one read outstanding at a time, answered after it was taken, in time.
+  reg       f_rd_out = 1'b0;  // a read was taken and not answered yet
+  reg [3:0] f_wait;           // cycles the read has waited (for its grant, then its answer)
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      f_rd_out <= 1'b0;
+      f_wait <= 4'd0;
+    end else if (pt_rd_valid_o && pt_rd_ready_i) begin
+      f_rd_out <= 1'b1;
+      f_wait <= 4'd0;
+    end else if (pt_rsp_valid_i) begin
+      f_rd_out <= 1'b0;
+      f_wait <= 4'd0;
+    end else if (pt_rd_valid_o || f_rd_out) begin
+      f_wait <= f_wait + 4'd1;
+    end else begin
+      f_wait <= 4'd0;
+    end
+  end
+  always @(*) if (f_past_valid && rst_ni) begin
+    `WALKER_ASSUME(!pt_rsp_valid_i || f_rd_out);
+    if (pt_rd_valid_o && f_wait >= F_READY_MAX[3:0]) `WALKER_ASSUME(pt_rd_ready_i);
+    if (f_rd_out && f_wait >= F_RSP_MAX[3:0] - 4'd1) `WALKER_ASSUME(pt_rsp_valid_i);
+  end
+
+  // The walk being served, as it was asked for, and the PDE it read.
+  reg        f_busy = 1'b0;
+  reg        f_pte_phase;  // the PDE has been read and passed
+  reg [19:0] f_vpn;
+  reg [31:0] f_root;
+  reg        f_write;
+  reg [31:0] f_pde;
+  reg [4:0]  f_cycles;     // cycles since the walk started
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      f_busy <= 1'b0;
+      f_pte_phase <= 1'b0;
+      f_cycles <= 5'd0;
+    end else if (start_i && !busy_o) begin
+      f_busy <= 1'b1;
+      f_pte_phase <= 1'b0;
+      f_vpn <= vpn_i;
+      f_root <= root_i;
+      f_write <= write_i;
+      f_cycles <= 5'd0;
+    end else begin
+      if (done_o) f_busy <= 1'b0;
+      if (f_busy) f_cycles <= f_cycles + 5'd1;
+      if (f_busy && !f_pte_phase && pt_rsp_valid_i && !done_o) begin
+        f_pte_phase <= 1'b1;
+        f_pde <= pt_rsp_data_i;
+      end
+    end
+  end
+
+  assign f_vpn_o = f_vpn;
+  assign f_write_o = f_write;
+  assign f_pte_phase_o = f_pte_phase;
+  assign f_cycles_o = f_cycles;
+  assign f_rd_out_o = f_rd_out;
+  assign f_wait_o = f_wait;
+
+  // The translation rules of docs/formats.md, in their order, written from the document:
+  // the PDE's V, the PDE's frame inside device memory, the PTE's V, R for a read, W for a
+  // write, a device frame inside device memory.
+  function automatic [3:0] f_pde_reason(input [31:0] pde);
+    begin
+      if (!pde[0]) f_pde_reason = FAULT_PDE_INVALID;
+      else if ({12'd0, pde[31:12]} >= MEM_BYTES / 4096) f_pde_reason = FAULT_PHYS_RANGE;
+      else f_pde_reason = FAULT_NONE;
+    end
+  endfunction
+  function automatic [3:0] f_pte_reason(input [31:0] pte, input write);
+    begin
+      if (!pte[0]) f_pte_reason = FAULT_PTE_INVALID;
+      else if (!write && !pte[1]) f_pte_reason = FAULT_READ_DENIED;
+      else if (write && !pte[2]) f_pte_reason = FAULT_WRITE_DENIED;
+      else if (!pte[3] && {12'd0, pte[31:12]} >= MEM_BYTES / 4096) f_pte_reason = FAULT_PHYS_RANGE;
+      else f_pte_reason = FAULT_NONE;
+    end
+  endfunction
+
+  always @(*) if (f_past_valid && rst_ni) begin
+    // busy_o covers exactly the walk being served; nothing is answered that was not asked.
+    assert(busy_o == f_busy);
+    if (done_o) assert(f_busy);
+    // Reads: none while idle; the first read of a walk is the PDE at root + dir * 4, the second
+    // the PTE at the PDE's frame + table index * 4; a read is held until taken.
+    if (!f_busy) assert(!pt_rd_valid_o);
+    if (pt_rd_valid_o && !f_pte_phase)
+      assert(pt_rd_addr_o == f_root + {20'd0, f_vpn[19:10], 2'b00});
+    if (pt_rd_valid_o && f_pte_phase)
+      assert(pt_rd_addr_o == {f_pde[31:12], f_vpn[9:0], 2'b00});
+    if (pt_rd_valid_o) assert(!f_rd_out);
+    // The answer: on the PDE when it fails a check, else on the PTE, with the reason the rules
+    // name (FAULT_NONE when the access is allowed), and the entry that decided it.
+    if (done_o && !f_pte_phase) begin
+      assert(pt_rsp_valid_i && f_pde_reason(pt_rsp_data_i) != FAULT_NONE);
+      assert(fault_o && reason_o == f_pde_reason(pt_rsp_data_i));
+    end
+    if (done_o && f_pte_phase) begin
+      assert(pt_rsp_valid_i);
+      assert(reason_o == f_pte_reason(pt_rsp_data_i, f_write));
+      assert(fault_o == (f_pte_reason(pt_rsp_data_i, f_write) != FAULT_NONE));
+    end
+    if (done_o) assert(pte_o == pt_rsp_data_i);
+    // A PDE that passes is never the end of a walk; a PTE answer always is.
+    if (f_busy && pt_rsp_valid_i) assert(done_o == (f_pte_phase || f_pde_reason(pt_rsp_data_i) != FAULT_NONE));
+    // Bounded: a walk ends within F_WALK_MAX cycles of its start.
+    if (f_busy) assert(f_cycles < F_WALK_MAX[4:0]);
+  end
+
+  // Internal state that the proof by induction needs stated.
+  always @(*) if (f_past_valid && rst_ni) begin
+    assert(state_q <= ST_PTE_WAIT);
+    assert(f_rd_out == (state_q == ST_PDE_WAIT || state_q == ST_PTE_WAIT));
+    if (f_busy) assert(pt_index_q == f_vpn[9:0] && write_q == f_write);
+    if (f_busy) assert(f_pte_phase == (state_q == ST_PTE_REQ || state_q == ST_PTE_WAIT));
+    if (state_q == ST_PDE_REQ || state_q == ST_PDE_WAIT)
+      assert(addr_q == f_root + {20'd0, f_vpn[19:10], 2'b00});
+    if (state_q == ST_PTE_REQ || state_q == ST_PTE_WAIT)
+      assert(addr_q == {f_pde[31:12], f_vpn[9:0], 2'b00} && f_pde_reason(f_pde) == FAULT_NONE);
+    if (!f_rd_out) assert(f_wait <= F_READY_MAX[3:0]);
+    else assert(f_wait < F_RSP_MAX[3:0]);
+    // The walk's age against its progress: each phase ends within its share of the bound.
+    if (state_q == ST_PDE_REQ) assert({1'b0, f_wait} == f_cycles);
+    if (state_q == ST_PDE_WAIT) assert(f_cycles <= F_READY_MAX + 1 + f_wait);
+    if (state_q == ST_PTE_REQ) assert(f_cycles <= F_READY_MAX + 1 + F_RSP_MAX + f_wait);
+    if (state_q == ST_PTE_WAIT) assert(f_cycles <= 2 * (F_READY_MAX + 1) + F_RSP_MAX + f_wait);
+  end
+
+  // Reachability: every answer a walk can give.
+  always @(*) if (f_past_valid && rst_ni && done_o) begin
+    cover(!fault_o && !pte_o[3]);
+    cover(!fault_o && pte_o[3]);
+    cover(reason_o == FAULT_PDE_INVALID);
+    cover(reason_o == FAULT_PHYS_RANGE && !f_pte_phase);
+    cover(reason_o == FAULT_PTE_INVALID);
+    cover(reason_o == FAULT_READ_DENIED);
+    cover(reason_o == FAULT_WRITE_DENIED);
+    cover(reason_o == FAULT_PHYS_RANGE && f_pte_phase);
+  end
+`undef WALKER_ASSUME
+`endif
 endmodule
 `default_nettype wire

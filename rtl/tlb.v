@@ -41,6 +41,15 @@ module tlb #(
   input  wire [7:0]  inv_asid_i,
   input  wire [31:0] inv_va_i,
   input  wire [31:0] inv_size_i
+`ifdef FORMAL
+  ,
+  // Formal only: the proof's tracked key and what the TLB holds for it, for the MMU's proof.
+  output wire [7:0]         f_asid_o,
+  output wire [19:0]        f_vpn_o,
+  output wire               f_present_o,
+  output wire [22:0]        f_data_o,       // {pfn, host, w, r}
+  output wire [ENTRIES-1:0] f_fill_dup_o    // valid entries holding the key at the fill port
+`endif
 );
   `include "vmgpu_regs.vh"
 
@@ -128,5 +137,159 @@ module tlb #(
       data_q[victim_q] <= {fill_pfn_i, fill_host_i, fill_w_i, fill_r_i};
     end
   end
+
+`ifdef FORMAL
+  // Properties (tests/formal/tlb.sby, docs/formal.md). The MMU's promises to the TLB are
+  // assumed when the TLB is proven alone (FORMAL_TLB) and asserted when the MMU is proven
+  // with the TLB inside it.
+`ifdef FORMAL_TLB
+`define TLB_ASSUME assume
+`else
+`define TLB_ASSUME assert
+`endif
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) if (!f_past_valid) `TLB_ASSUME(!rst_ni);
+
+  // Written from the format, not from the code above: a page [vpn << 12, +4096) overlaps the
+  // byte range [va, va + size), counted in 33 bits so that nothing wraps.
+  function automatic f_overlaps(input [19:0] vpn, input [31:0] va, input [31:0] size);
+    reg [32:0] page_lo, range_end;
+    begin
+      page_lo   = {1'b0, vpn, 12'h000};
+      range_end = {1'b0, va} + {1'b0, size};
+      f_overlaps = (size != 32'd0) && (page_lo < range_end) && ({1'b0, va} < page_lo + 33'h1000);
+    end
+  endfunction
+  // Whether the invalidation now applied covers an entry with this ASID and page.
+  function automatic f_covers(input [7:0] asid, input [19:0] vpn);
+    begin
+      case (inv_mode_i)
+        INV_ALL:   f_covers = 1'b1;
+        INV_ASID:  f_covers = (asid == inv_asid_i);
+        INV_RANGE: f_covers = (asid == inv_asid_i) && f_overlaps(vpn, inv_va_i, inv_size_i);
+        default:   f_covers = 1'b0;
+      endcase
+    end
+  endfunction
+
+  // Entries that answer the lookup now, and entries holding the key being filled.
+  wire [ENTRIES-1:0] f_match, f_fill_dup;
+  genvar fk, fj;
+  generate
+    for (fk = 0; fk < ENTRIES; fk = fk + 1) begin : g_f_match
+      assign f_match[fk]    = valid_q[fk] && asid_q[fk] == lookup_asid_i && vpn_q[fk] == lookup_vpn_i;
+      assign f_fill_dup[fk] = valid_q[fk] && asid_q[fk] == fill_asid_i && vpn_q[fk] == fill_vpn_i;
+    end
+  endgenerate
+
+  // The MMU's side: it fills only after a lookup of the same key missed, never while an
+  // invalidation is applied, and holds an invalidation with its operands until inv_done_o.
+  reg f_inv_held = 1'b0;  // an invalidation was applied last cycle and is not finished
+  always @(posedge clk_i) f_inv_held <= rst_ni && inv_i && !inv_done_o;
+  always @(*) if (f_past_valid && rst_ni) begin
+    if (fill_i) `TLB_ASSUME(!inv_i && f_fill_dup == {ENTRIES{1'b0}});
+  end
+  always @(posedge clk_i) if (f_past_valid && rst_ni && f_inv_held) begin
+    `TLB_ASSUME(inv_i && $stable(inv_mode_i) && $stable(inv_asid_i) && $stable(inv_va_i) &&
+                $stable(inv_size_i));
+  end
+
+  // Pointers stay inside the table; a range scan starts at entry 0.
+  always @(*) if (f_past_valid && rst_ni) begin
+    assert(victim_q <= LAST);
+    assert(scan_q <= LAST);
+    if (!f_inv_held) assert(scan_q == {PTR_W{1'b0}});
+    assert(fill_evict_o == (fill_i && valid_q[victim_q]));
+  end
+
+  // At most one entry holds a given (ASID, VPN), so at most one entry hits. A lookup hits
+  // exactly when a valid entry has the same ASID and VPN, and answers with that entry's frame,
+  // permissions and aperture.
+  generate
+    for (fk = 0; fk < ENTRIES; fk = fk + 1) begin : g_f_entry
+      for (fj = fk + 1; fj < ENTRIES; fj = fj + 1) begin : g_f_pair
+        always @(*) if (f_past_valid && rst_ni)
+          assert(!(valid_q[fk] && valid_q[fj] && asid_q[fk] == asid_q[fj] && vpn_q[fk] == vpn_q[fj]));
+      end
+      always @(*) if (f_past_valid && rst_ni && f_match[fk])
+        assert({lookup_pfn_o, lookup_host_o, lookup_w_o, lookup_r_o} == data_q[fk]);
+    end
+  endgenerate
+  always @(*) if (f_past_valid && rst_ni) begin
+    assert($onehot0(f_match));
+    assert(lookup_hit_o == (f_match != {ENTRIES{1'b0}}));
+  end
+
+  // One key, (f_asid, f_vpn), chosen freely: the TLB answers for it with exactly what the last
+  // fill of that key brought (frame, R, W, HOST unchanged) until that entry is replaced or an
+  // invalidation covering it finishes, and misses otherwise.
+  (* anyconst *) reg [7:0]  f_asid;
+  (* anyconst *) reg [19:0] f_vpn;
+  reg               f_present = 1'b0;
+  reg [PTR_W-1:0]   f_slot;
+  reg [22:0]        f_data;
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      f_present <= 1'b0;
+    end else if (fill_i) begin
+      if (fill_asid_i == f_asid && fill_vpn_i == f_vpn) begin
+        f_present <= 1'b1;
+        f_slot <= victim_q;
+        f_data <= {fill_pfn_i, fill_host_i, fill_w_i, fill_r_i};
+      end else if (victim_q == f_slot) begin
+        f_present <= 1'b0;
+      end
+    end else if (inv_done_o && f_covers(f_asid, f_vpn)) begin
+      f_present <= 1'b0;
+    end
+  end
+  assign f_asid_o = f_asid;
+  assign f_vpn_o = f_vpn;
+  assign f_present_o = f_present;
+  assign f_data_o = f_data;
+  assign f_fill_dup_o = f_fill_dup;
+  wire f_scanning = f_inv_held || (inv_i && inv_range);  // a range invalidation is under way
+  always @(*) if (f_past_valid && rst_ni) begin
+    if (f_present) begin
+      assert(asid_q[f_slot] == f_asid && vpn_q[f_slot] == f_vpn && data_q[f_slot] == f_data);
+      // Valid, unless a range invalidation covering it has already passed its slot.
+      if (!(f_scanning && f_covers(f_asid, f_vpn) && f_slot < scan_q)) assert(valid_q[f_slot]);
+    end
+    if (!f_scanning && lookup_asid_i == f_asid && lookup_vpn_i == f_vpn) begin
+      assert(lookup_hit_o == f_present);
+      if (f_present) assert({lookup_pfn_o, lookup_host_o, lookup_w_o, lookup_r_o} == f_data);
+    end
+  end
+
+  // An invalidation leaves no entry it covers: entries already scanned by a range
+  // invalidation are clear while it runs, and every covered entry is clear after inv_done_o.
+  // An entry not holding the tracked key is never taken for it.
+  reg [ENTRIES-1:0] f_covered_q;  // last cycle: entries the invalidation applied then covered
+  reg               f_inv_done_q = 1'b0;
+  always @(posedge clk_i) f_inv_done_q <= rst_ni && inv_done_o;
+  generate
+    for (fk = 0; fk < ENTRIES; fk = fk + 1) begin : g_f_inv
+      always @(posedge clk_i) f_covered_q[fk] <= f_covers(asid_q[fk], vpn_q[fk]);
+      always @(*) if (f_past_valid && rst_ni) begin
+        if (f_scanning && inv_range && fk < scan_q)
+          assert(!(valid_q[fk] && f_covers(asid_q[fk], vpn_q[fk])));
+        if (f_inv_done_q) assert(!(valid_q[fk] && f_covered_q[fk]));
+        if (!f_present) assert(!(valid_q[fk] && asid_q[fk] == f_asid && vpn_q[fk] == f_vpn));
+      end
+    end
+  endgenerate
+
+  // Reachability: a hit, a full table, an eviction, a range invalidation that drops one entry
+  // and keeps another, an ASID invalidation.
+  always @(*) if (f_past_valid && rst_ni) begin
+    cover(lookup_hit_o && lookup_asid_i == f_asid && lookup_vpn_i == f_vpn);
+    cover(valid_q == {ENTRIES{1'b1}});
+    cover(fill_evict_o);
+    cover(inv_done_o && inv_range && scan_drop && valid_q[0]);
+    cover(inv_done_o && inv_mode_i == INV_ASID && valid_q != {ENTRIES{1'b0}});
+  end
+`undef TLB_ASSUME
+`endif
 endmodule
 `default_nettype wire
