@@ -91,9 +91,10 @@ int main(void)
            (unsigned long long)h, size >> 10, free_b >> 10);
 
     printf("4. map the handle at the start of the reservation\n");
-    /* An address inside a granule is refused: mappings start on granule boundaries. */
+    /* An address inside a granule is refused: mappings start on granule boundaries
+     * (INVALID_VALUE for the whole allocation, as NVIDIA's driver answers). */
     step("cuMemMap(va + 4096, size, 0, h, 0)  [not granule-aligned]", cuMemMap(va + 4096, size, 0, h, 0),
-         CUDA_ERROR_NOT_SUPPORTED);
+         CUDA_ERROR_INVALID_VALUE);
     CALL(cuMemMap(va, size, 0, h, 0));
     unsigned long long acc = 99;
     CUmemLocation loc = {CU_MEM_LOCATION_TYPE_DEVICE, dev};

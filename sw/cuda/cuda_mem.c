@@ -121,11 +121,20 @@ CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *pro
     LOCKED("cuMemGetAllocationPropertiesFromHandle", mem_props(prop, handle));
 }
 
+/* The user reservation (cuMemAddressReserve) holding va, or NULL. */
+static cu_resv *user_resv_at(uint64_t va)
+{
+    cu_resv *r = cu_resv_find(va, 1);
+    return r && !r->internal ? r : NULL;
+}
+
 static CUresult mem_retain(CUmemGenericAllocationHandle *handle, void *addr)
 {
     CUresult rc = cu_current_opt(NULL);
     if (rc) return rc;
     if (!handle) return CUDA_ERROR_INVALID_VALUE;
+    /* A mapping's part past the end of its reservation is not found (NVIDIA, measured). */
+    if (!user_resv_at((uint64_t)(uintptr_t)addr)) return CUDA_ERROR_INVALID_VALUE;
     cu_map *m = cu_map_find((uint64_t)(uintptr_t)addr);
     if (!m || !m->alloc || m->alloc->internal) return CUDA_ERROR_INVALID_VALUE;
     m->alloc->refs++;
@@ -243,16 +252,82 @@ static CUresult addr_free(CUdeviceptr ptr, size_t size)
 }
 CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size) { LOCKED("cuMemAddressFree", addr_free(ptr, size)); }
 
-/* Every granule of [va, va+size) lies in a user reservation (several back to back may do, as
- * on NVIDIA, measured). */
-static int range_reserved(uint64_t va, uint64_t size)
+/*
+ * VMM answers by state (docs/cuda.md, measured on NVIDIA with tests/cuda/probe's vmmstate_*
+ * sections). cuMemMap checks, in this order:
+ *   1. flags, size 0, address 0, handle 0                         -> INVALID_VALUE
+ *   2. the handle: a live allocation (created, imported or retained, or released while still
+ *      mapped somewhere); a handle that was released and unmapped -> NOT_SUPPORTED (NVIDIA
+ *      reads its freed record: NOT_SUPPORTED, or a crash); one never made -> INVALID_VALUE
+ *      (NVIDIA crashes)
+ *   3. offset != 0 or size != the allocation's size: only whole allocations are mapped,
+ *      whatever else is wrong with the range                        -> NOT_SUPPORTED
+ *   4. the address: granule aligned, inside a reservation, and the range overlapping no
+ *      mapping (of this handle or another, whatever access it has) -> INVALID_VALUE
+ * Only the start has to lie in a reservation: a range running on past the reservation's end is
+ * mapped (into the next reservation, or into VA that no reservation holds). vmgpu reserves such
+ * an overhang for the mapping's lifetime (internal reservations, freed by its cuMemUnmap), so
+ * that the VA is handed out to nothing else while mapped.
+ */
+#define MAX_OVERHANG 64
+static struct {
+    uint32_t map_va;          /* the mapping that runs past its reservation */
+    cu_resv *r;               /* the VA it covers past it */
+} g_overhang[MAX_OVERHANG];
+
+static void overhang_free(uint32_t map_va)
 {
-    if (va + size > CU_VA_HI) return 0;
-    for (uint64_t v = va; v < va + size; v += GRAN) {
-        cu_resv *r = cu_resv_find(v, GRAN);
-        if (!r || r->internal) return 0;
+    for (int i = 0; i < MAX_OVERHANG; i++)
+        if (g_overhang[i].r && g_overhang[i].map_va == map_va) {
+            cu_va_free(g_overhang[i].r);
+            g_overhang[i].r = NULL;
+        }
+}
+
+/* Reserve the parts of [va, va+size) that no reservation holds, for a mapping at va. Any part
+ * held by the driver's own reservations (cuMemAlloc, host memory, pools) is refused. */
+static CUresult overhang_reserve(uint64_t va, uint64_t size)
+{
+    uint64_t end = va + size;
+    for (uint64_t v = va; v < end;) {
+        cu_resv *r = cu_resv_find(v, 1);
+        if (r && r->internal) {
+            overhang_free((uint32_t)va);
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        if (r) {
+            v = (uint64_t)r->va + r->size;
+            continue;
+        }
+        uint64_t run = v + GRAN;
+        while (run < end && !cu_resv_find(run, 1)) run += GRAN;
+        int slot = 0;
+        while (slot < MAX_OVERHANG && g_overhang[slot].r) slot++;
+        uint32_t got = 0;
+        CUresult rc = slot < MAX_OVERHANG ? cu_va_reserve(run - v, GRAN, v, 1, &got) : CUDA_ERROR_OUT_OF_MEMORY;
+        if (rc == CUDA_SUCCESS && got != v) {
+            cu_va_free(cu_resv_find(got, run - v));
+            rc = CUDA_ERROR_INVALID_VALUE;  /* taken by a context's own VA */
+        }
+        if (rc) {
+            overhang_free((uint32_t)va);
+            return rc == CUDA_ERROR_OUT_OF_MEMORY ? rc : CUDA_ERROR_INVALID_VALUE;
+        }
+        g_overhang[slot].map_va = (uint32_t)va;
+        g_overhang[slot].r = cu_resv_find(v, run - v);
+        cu_trace("cuMemMap: VA [0x%08llx, 0x%08llx) past the reservation's end reserved for the mapping",
+                 (unsigned long long)v, (unsigned long long)run);
+        v = run;
     }
-    return 1;
+    return CUDA_SUCCESS;
+}
+
+/* The allocation a handle names for cuMemMap: alive while referenced or mapped. */
+static cu_alloc *map_handle(CUmemGenericAllocationHandle h)
+{
+    for (cu_alloc *a = g_allocs; a; a = a->next)
+        if (a->id == h && !a->internal && (a->refs > 0 || a->nmaps > 0)) return a;
+    return NULL;
 }
 
 static CUresult mem_map(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
@@ -260,22 +335,20 @@ static CUresult mem_map(CUdeviceptr ptr, size_t size, size_t offset, CUmemGeneri
 {
     CUresult rc = cu_current_opt(NULL);
     if (rc) return rc;
-    /* Codes as NVIDIA's driver answers them (measured, docs/cuda.md): flags and size 0 are
-     * INVALID_VALUE, every other refusal NOT_SUPPORTED. */
-    if (flags != 0 || size == 0 || ptr == 0) return CUDA_ERROR_INVALID_VALUE;
-    cu_alloc *a = cu_alloc_lookup(handle);
-    if (!a) return handle && handle < g_next_handle_value() ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE;
-    if (ptr % GRAN || size % GRAN || offset % GRAN) return CUDA_ERROR_NOT_SUPPORTED;
-    if (offset != 0) return CUDA_ERROR_NOT_SUPPORTED;  /* "currently must be zero" */
-    if ((uint64_t)offset + size > a->size) return CUDA_ERROR_NOT_SUPPORTED;
-    if (!range_reserved(ptr, size)) return CUDA_ERROR_NOT_SUPPORTED;
-    /* Over an existing mapping: NOT_SUPPORTED when the range starts where that mapping starts,
-     * INVALID_VALUE when it starts inside it (both measured on NVIDIA). */
+    if (flags != 0 || size == 0 || ptr == 0 || handle == 0) return CUDA_ERROR_INVALID_VALUE;
+    cu_alloc *a = map_handle(handle);
+    if (!a) return handle < g_next_handle_value() ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE;
+    if (offset != 0 || size != a->size) return CUDA_ERROR_NOT_SUPPORTED;
+    if (ptr % GRAN || !user_resv_at(ptr) || ptr + size > CU_VA_HI) return CUDA_ERROR_INVALID_VALUE;
     for (cu_map *m = g_maps; m; m = m->next)
-        if (ptr < (uint64_t)m->va + m->size && m->va < ptr + size)
-            return ptr > m->va ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_NOT_SUPPORTED;
-    rc = cu_map_add((uint32_t)ptr, (uint32_t)size, a->pa + (uint32_t)offset, 0, a, NULL);
+        if (ptr < (uint64_t)m->va + m->size && m->va < ptr + size) return CUDA_ERROR_INVALID_VALUE;
+    rc = overhang_reserve(ptr, size);
     if (rc) return rc;
+    rc = cu_map_add((uint32_t)ptr, (uint32_t)size, a->pa, 0, a, NULL);
+    if (rc) {
+        overhang_free((uint32_t)ptr);
+        return rc;
+    }
     cu_trace("cuMemMap: VA [0x%08llx, +0x%zx) -> pa 0x%08x: %zu PTEs valid, no access until cuMemSetAccess",
              (unsigned long long)ptr, size, a->pa, size / PAGE);
     return CUDA_SUCCESS;
@@ -286,15 +359,15 @@ CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGene
     LOCKED("cuMemMap", mem_map(ptr, size, offset, handle, flags));
 }
 
+/* cuMemUnmap (NVIDIA, measured): the start (any byte) must lie in a reservation; the range may
+ * run on past it. Every mapping inside [ptr, ptr+size) is unmapped, unmapped parts are ignored
+ * (a repeated unmap succeeds); a range covering part of a mapping, or touching memory that
+ * cuMemAlloc/host registration own, is refused (INVALID_VALUE) and changes nothing. */
 static CUresult mem_unmap(CUdeviceptr ptr, size_t size)
 {
     CUresult rc = cu_current_opt(NULL);
     if (rc) return rc;
-    if (size == 0) return CUDA_ERROR_INVALID_VALUE;
-    if (!range_reserved(ptr & ~(uint64_t)(GRAN - 1), size)) return CUDA_ERROR_INVALID_VALUE;  /* measured */
-    /* As NVIDIA's driver does (measured): every mapping inside the range is unmapped, unmapped
-     * parts are ignored (repeated unmaps succeed); a range splitting a mapping, or touching
-     * memory that cuMemAlloc/host registration own, is refused. */
+    if (size == 0 || !user_resv_at(ptr)) return CUDA_ERROR_INVALID_VALUE;
     uint64_t end = ptr + size;
     for (cu_map *m = g_maps; m; m = m->next) {
         uint64_t ms = m->va, me = (uint64_t)m->va + m->size;
@@ -305,7 +378,9 @@ static CUresult mem_unmap(CUdeviceptr ptr, size_t size)
         again = 0;
         for (cu_map *m = g_maps; m; m = m->next)
             if (m->va >= ptr && (uint64_t)m->va + m->size <= end) {
+                uint32_t va = m->va;
                 cu_map_remove(m);
+                overhang_free(va);
                 again = 1;
                 break;
             }
@@ -337,16 +412,22 @@ static CUresult mem_set_access(CUdeviceptr ptr, size_t size, const CUmemAccessDe
             return CUDA_ERROR_INVALID_VALUE;
         acc = (unsigned)desc[i].flags;
     }
-    if (ptr + size > CU_VA_HI || !cu_range_mapped(ptr, size)) return CUDA_ERROR_INVALID_VALUE;
-    /* Whole mappings only: a range splitting one is refused (NVIDIA, measured). */
-    for (cu_map *m = g_maps; m; m = m->next)
-        if (m->va < ptr + size && ptr < (uint64_t)m->va + m->size &&
-            (m->va < ptr || (uint64_t)m->va + m->size > ptr + size))
-            return CUDA_ERROR_INVALID_VALUE;
-    for (uint64_t v = ptr; v < ptr + size; v += GRAN) {
-        cu_map *m = cu_map_find(v);
+    /* NVIDIA (measured): a mapping must start at ptr and one must end at ptr+size; from ptr the
+     * mappings that follow each other without a gap get the access, up to the end or to the
+     * first gap (mappings after a gap keep theirs, and the call succeeds). */
+    uint64_t end = ptr + size, stop = ptr;
+    cu_map *first = cu_map_find(ptr), *last = end <= CU_VA_HI ? cu_map_find(end - 1) : NULL;
+    if (!first || first->va != ptr || !last || (uint64_t)last->va + last->size != end)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (cu_map *m = first; m && stop < end; m = cu_map_find(stop)) {
         if (m->host || !m->alloc || m->alloc->internal) return CUDA_ERROR_INVALID_VALUE;
+        stop = (uint64_t)m->va + m->size;
     }
+    if (last->host || !last->alloc || last->alloc->internal) return CUDA_ERROR_INVALID_VALUE;
+    if (stop < end)
+        cu_trace("cuMemSetAccess: a gap at VA 0x%08llx: [0x%08llx, 0x%08llx) keeps its access (as NVIDIA's)",
+                 (unsigned long long)stop, (unsigned long long)stop, (unsigned long long)end);
+    size = (size_t)(stop - ptr);
     rc = cu_set_access(ptr, size, acc);
     if (!rc)
         cu_trace("cuMemSetAccess: VA [0x%08llx, +0x%zx) now %s for the device: PTE R/W bits rewritten",

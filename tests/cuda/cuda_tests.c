@@ -267,7 +267,9 @@ static void t_vmm_rules(void)
     RULE(cuMemCreate(&hx, G, NULL, 0), CUDA_ERROR_INVALID_VALUE);
     RULE(cuMemCreate(&hx, (size_t)1 << 40, &prop, 0), CUDA_ERROR_OUT_OF_MEMORY);
     /* map: alignment of ptr, size and offset to the granularity. The codes are NVIDIA's as
-     * measured (tests/cuda/probe): NOT_SUPPORTED for everything but flags and size 0. */
+     * measured (tests/cuda/probe, docs/cuda.md "VMM answers by state"): anything but the whole
+     * allocation at offset 0 is NOT_SUPPORTED, before the address is looked at; flags, size 0
+     * and a bad address of a whole-allocation map are INVALID_VALUE. */
     CUdeviceptr spare = r_va + G;
     RULE(cuMemMap(spare + 4096, G, 0, r_h, 0), CUDA_ERROR_NOT_SUPPORTED);     /* a page, not a granule */
     RULE(cuMemMap(spare, G + 4096, 0, r_h, 0), CUDA_ERROR_NOT_SUPPORTED);
@@ -276,9 +278,11 @@ static void t_vmm_rules(void)
     RULE(cuMemMap(spare, G, 0, r_h, 1), CUDA_ERROR_INVALID_VALUE);            /* flags != 0 */
     RULE(cuMemMap(spare, 0, 0, r_h, 0), CUDA_ERROR_INVALID_VALUE);
     RULE(cuMemMap(spare, 4 * G, 0, r_h, 0), CUDA_ERROR_NOT_SUPPORTED);        /* larger than the allocation */
-    RULE(cuMemMap(r_map, G, 0, r_h, 0), CUDA_ERROR_NOT_SUPPORTED);            /* over a mapping */
-    RULE(cuMemMap(r_va + 7 * G, 2 * G, 0, r_h, 0), CUDA_ERROR_NOT_SUPPORTED); /* past the reservation */
-    RULE(cuMemMap(0x7f000000u, G, 0, r_h, 0), CUDA_ERROR_NOT_SUPPORTED);      /* outside any reservation */
+    RULE(cuMemMap(r_map, G, 0, r_h, 0), CUDA_ERROR_NOT_SUPPORTED);            /* part, over a mapping */
+    RULE(cuMemMap(r_map, 2 * G, 0, r_h, 0), CUDA_ERROR_INVALID_VALUE);        /* whole, over a mapping */
+    RULE(cuMemMap(spare + 4096, 2 * G, 0, r_h, 0), CUDA_ERROR_INVALID_VALUE); /* whole, a page in */
+    RULE(cuMemMap(0x7f000000u, G, 0, r_h, 0), CUDA_ERROR_NOT_SUPPORTED);      /* part, outside any reservation */
+    RULE(cuMemMap(0x7f000000u, 2 * G, 0, r_h, 0), CUDA_ERROR_INVALID_VALUE);  /* whole, outside */
     RULE(cuMemMap(spare, G, 0, 0xdeadbeefull, 0), CUDA_ERROR_INVALID_VALUE);  /* bogus handle */
     /* access */
     CUmemAccessDesc bad = access_desc((CUmemAccess_flags)2);
@@ -457,6 +461,143 @@ static void t_vmm_rules(void)
 }
 
 /* The wrong context: handles of one context used while another is current. */
+/* cuMemMap/cuMemUnmap/cuMemSetAccess/cuMemRetainAllocationHandle against the state they meet, as
+ * NVIDIA answers (tests/cuda/probe's vmmstate_* sections, docs/cuda.md "VMM answers by state").
+ * The first two parts are the regressions of issue 16: a map over two mappings answered by
+ * whichever mapping was made last, and an unmap whose start is not granule-aligned checked
+ * [start rounded down, +size) against the reservations instead of its own start. */
+static uint32_t word_at(CUdeviceptr p)
+{
+    uint32_t w = 0;
+    return cuMemcpyDtoH(&w, p, 4) == CUDA_SUCCESS ? w : 0xbadbad;
+}
+
+static void t_vmm_state(void)
+{
+    init();
+    CUcontext c = new_ctx();
+    CUmemAllocationProp prop = dev_prop(0);
+    CUmemAccessDesc rw = access_desc(CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    size_t free0 = free_mem();
+    CUdeviceptr r, r2, x;
+    CUmemGenericAllocationHandle a, a4, b, cc;
+    MUST(cuMemCreate(&a, 2 * G, &prop, 0));
+    MUST(cuMemCreate(&a4, 4 * G, &prop, 0));
+    MUST(cuMemCreate(&b, 2 * G, &prop, 0));
+    MUST(cuMemCreate(&cc, 2 * G, &prop, 0));
+    size_t free1 = free_mem();
+
+    /* 1. Over two mappings (B at +2G, C at +4G, in either order): the whole of A from +3G is
+     *    INVALID_VALUE, the first half of A4 NOT_SUPPORTED, whichever mapping came last. */
+    for (int order = 0; order < 2; order++) {
+        MUST(cuMemAddressReserve(&r, 8 * G, 0, 0, 0));
+        MUST(cuMemMap(order ? r + 4 * G : r + 2 * G, 2 * G, 0, order ? cc : b, 0));
+        MUST(cuMemMap(order ? r + 2 * G : r + 4 * G, 2 * G, 0, order ? b : cc, 0));
+        EXPECT(cuMemMap(r + 3 * G, 2 * G, 0, a, 0), CUDA_ERROR_INVALID_VALUE);
+        EXPECT(cuMemMap(r + 3 * G, 2 * G, 0, a4, 0), CUDA_ERROR_NOT_SUPPORTED);
+        EXPECT(cuMemMap(r + 5 * G, 2 * G, 0, a, 0), CUDA_ERROR_INVALID_VALUE);   /* starting inside C */
+        CHECK(get_access(r + 3 * G) == 0 && get_access(r + 6 * G) == 0xbad);
+        OK(cuMemUnmap(r, 8 * G));
+        OK(cuMemAddressFree(r, 8 * G));
+    }
+    NOTE("a map over two mappings: INVALID_VALUE (whole allocation) / NOT_SUPPORTED (part), either order");
+
+    /* 2. Unmap: only its start must lie in a reservation; mappings inside go, a mapping partly
+     *    inside refuses the call. */
+    MUST(cuMemAddressReserve(&r, 4 * G, 0, 0, 0));
+    MUST(cuMemMap(r + 2 * G, 2 * G, 0, a, 0));
+    MUST(cuMemSetAccess(r + 2 * G, 2 * G, &rw, 1));
+    OK(cuMemsetD32(r + 2 * G, 0x51515151, 16));
+    EXPECT(cuMemUnmap(r + 2 * G + 4096, 2 * G), CUDA_ERROR_INVALID_VALUE);  /* part of A, past the end */
+    CHECK(word_at(r + 2 * G) == 0x51515151);
+    OK(cuMemUnmap(r + G + 4096, G - 4096)); /* up to A's start: nothing inside */
+    CHECK(word_at(r + 2 * G) == 0x51515151);
+    OK(cuMemUnmap(r + 4096, 5 * G));      /* A inside, the range runs on past the reservation */
+    CHECK(get_access(r + 2 * G) == 0xbad);
+    OK(cuMemUnmap(r + 3 * G + 4096, 2 * G)); /* nothing there, past the end: still fine */
+    EXPECT(cuMemUnmap(r + 4 * G, G), CUDA_ERROR_INVALID_VALUE);  /* starting past the end */
+    EXPECT(cuMemUnmap(r - G, 2 * G), CUDA_ERROR_INVALID_VALUE);  /* starting before it */
+    NOTE("unmap: the start (any byte) in a reservation; the range may run past it");
+
+    /* 3. Only whole allocations are mapped: part of A4 -> NOT_SUPPORTED, nothing mapped. */
+    EXPECT(cuMemMap(r, 2 * G, 0, a4, 0), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuMemMap(r, 2 * G, 2 * G, a4, 0), CUDA_ERROR_NOT_SUPPORTED);
+    CHECK(get_access(r) == 0xbad && free_mem() == free1);
+    EXPECT(cuMemMap(r + 4096, 2 * G, 0, a, 0), CUDA_ERROR_INVALID_VALUE);   /* whole, misaligned */
+    EXPECT(cuMemMap(r + 4096, G, 0, a, 0), CUDA_ERROR_NOT_SUPPORTED);       /* part, misaligned */
+
+    /* 4. A handle released while mapped is still mapped elsewhere (the same memory). */
+    MUST(cuMemAddressReserve(&r2, 2 * G, 0, 0, 0));
+    MUST(cuMemMap(r2, 2 * G, 0, b, 0));
+    MUST(cuMemSetAccess(r2, 2 * G, &rw, 1));
+    OK(cuMemsetD32(r2 + G, 0x7e7e7e7e, 4));
+    OK(cuMemRelease(b));
+    EXPECT(cuMemRelease(b), CUDA_ERROR_INVALID_VALUE);
+    OK(cuMemMap(r, 2 * G, 0, b, 0));
+    OK(cuMemSetAccess(r, 2 * G, &rw, 1));
+    CHECK(word_at(r + G) == 0x7e7e7e7e);
+    OK(cuMemUnmap(r2, 2 * G));
+    CHECK(word_at(r + G) == 0x7e7e7e7e);
+    OK(cuMemUnmap(r, 2 * G));
+    EXPECT(cuMemMap(r, 2 * G, 0, b, 0), CUDA_ERROR_NOT_SUPPORTED);  /* released and unmapped: gone */
+    OK(cuMemAddressFree(r2, 2 * G));
+    NOTE("a released handle maps again while any mapping keeps it; NOT_SUPPORTED once it is gone");
+
+    /* 5. cuMemSetAccess: from a mapping's start to a mapping's end; at a gap it stops, and the
+     *    mappings after the gap keep their access (the call succeeds). */
+    MUST(cuMemMap(r, 2 * G, 0, a, 0));
+    MUST(cuMemMap(r + 2 * G, 2 * G, 0, cc, 0));
+    OK(cuMemSetAccess(r, 4 * G, &rw, 1));  /* back to back: both */
+    CHECK(get_access(r) == 3 && get_access(r + 3 * G) == 3);
+    OK(cuMemUnmap(r, 4 * G));
+    MUST(cuMemAddressReserve(&r2, 8 * G, 0, 0, 0));
+    MUST(cuMemMap(r2, 2 * G, 0, cc, 0));
+    MUST(cuMemMap(r2 + 4 * G, 2 * G, 0, a, 0));
+    OK(cuMemSetAccess(r2, 6 * G, &rw, 1));
+    CHECK(get_access(r2) == 3 && get_access(r2 + G) == 3 && get_access(r2 + 4 * G) == 0);
+    EXPECT(cuMemSetAccess(r2, 5 * G, &rw, 1), CUDA_ERROR_INVALID_VALUE);  /* ends inside A */
+    EXPECT(cuMemSetAccess(r2, 3 * G, &rw, 1), CUDA_ERROR_INVALID_VALUE);  /* ends in the gap */
+    EXPECT(cuMemSetAccess(r2 + G, 5 * G, &rw, 1), CUDA_ERROR_INVALID_VALUE);  /* starts inside C */
+    CHECK(get_access(r2 + 4 * G) == 0);
+    OK(cuMemUnmap(r2, 8 * G));
+    OK(cuMemAddressFree(r2, 8 * G));
+    NOTE("setaccess over C, a gap and A: C read-write, A keeps no access, SUCCESS");
+
+    /* 6. Past the end of a reservation: the start must lie in one; the rest is mapped and held
+     *    for the mapping (a reservation asked for there lands elsewhere until the unmap). */
+    OK(cuMemMap(r + 3 * G, 2 * G, 0, a, 0));
+    OK(cuMemSetAccess(r + 3 * G, 2 * G, &rw, 1));
+    CHECK(get_access(r + 4 * G + 100) == 3);
+    OK(cuMemsetD32(r + 4 * G - 8, 0x0e0e0e0e, 4));
+    CHECK(word_at(r + 4 * G + 4) == 0x0e0e0e0e);
+    CUmemGenericAllocationHandle hr = 0;
+    EXPECT(cuMemRetainAllocationHandle(&hr, (void *)(uintptr_t)(r + 4 * G)), CUDA_ERROR_INVALID_VALUE);
+    OK(cuMemRetainAllocationHandle(&hr, (void *)(uintptr_t)(r + 3 * G)));
+    CHECK(hr == a);
+    OK(cuMemRelease(hr));
+    x = 0;
+    OK(cuMemAddressReserve(&x, G, 0, r + 4 * G, 0));
+    CHECK(x != r + 4 * G);
+    OK(cuMemAddressFree(x, G));
+    EXPECT(cuMemUnmap(r + 4 * G, G), CUDA_ERROR_INVALID_VALUE);         /* starts past the end */
+    EXPECT(cuMemUnmap(r + 3 * G, G), CUDA_ERROR_INVALID_VALUE);         /* half of it */
+    EXPECT(cuMemAddressFree(r, 4 * G), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemMap(r + 4 * G, 2 * G, 0, cc, 0), CUDA_ERROR_INVALID_VALUE);  /* starts outside */
+    OK(cuMemUnmap(r + 3 * G, 2 * G));
+    OK(cuMemAddressReserve(&x, G, 0, r + 4 * G, 0));
+    CHECK(x == r + 4 * G);  /* the VA past the end is free again */
+    OK(cuMemAddressFree(x, G));
+    NOTE("a mapping past its reservation's end: mapped, accessible, its part past the end held until the unmap");
+
+    OK(cuMemAddressFree(r, 4 * G));
+    OK(cuMemRelease(a));
+    OK(cuMemRelease(a4));
+    OK(cuMemRelease(cc));
+    CHECK(free_mem() == free0);
+    NOTE("every handle released, every reservation freed: free memory back to %zu", free0);
+    OK(cuCtxDestroy(c));
+}
+
 static void t_wrong_context(void)
 {
     init();
@@ -1035,6 +1176,7 @@ static const struct { const char *name; void (*fn)(void); } cases[] = {
     {"basics", t_basics},
     {"vmm_walkthrough", t_vmm_walkthrough},
     {"vmm_rules", t_vmm_rules},
+    {"vmm_state", t_vmm_state},
     {"wrong_context", t_wrong_context},
     {"bad_handles", t_bad_handles},
     {"alloc_family", t_alloc_family},

@@ -1365,9 +1365,11 @@ static void s_graphics(void)
  *           (A@11 then crosses the boundary)
  *   rw      every mapping read-write, and each handle's granules hold a marker (16 words each)
  *   relA    A released after all that (its mappings keep the memory)
- * R is placed inside a freed guard range, so the granule before R and the one after R (or R1)
- * are never reserved; X is a range of VS_X granules reserved and freed again (outside every
- * reservation). Only whole handles are mapped in a state: NVIDIA refuses part of one.
+ * X is a range of VS_X granules reserved and freed again (outside every reservation). The granules
+ * just before and after R are not the probe's (vmmstate_pad asks about fresh reservations' edges).
+ * Only whole handles are mapped in a state: NVIDIA refuses part of one. (A hint for R is no way
+ * to control its edges: NVIDIA does not hand out VA at a hint inside a range freed moments
+ * before, measured.)
  *
  * Value lines (names "  <case>: ..."):
  *   layout  the granule before R | R's granules | R1's | the granule after | E's: the handle
@@ -1388,8 +1390,8 @@ typedef struct {
 } vs_map;
 
 static struct {
-    CUdeviceptr guard, r, r1, e, x;
-    size_t guardn, r1n;
+    CUdeviceptr r, r1, e, x;
+    size_t r1n;
     int x_reserved;
     CUmemGenericAllocationHandle h[VS_NH];
     size_t hn[VS_NH];         /* granules; 0: no such handle */
@@ -1464,16 +1466,10 @@ static int st_build(const char *spec)
     memset(&S, 0, sizeof S);
     const char *r1 = strstr(spec, "r1:");
     S.r1n = r1 ? (size_t)atoi(r1 + 3) : 0;
-    S.guardn = VS_R + S.r1n + 2;
-    if ((rc = cuMemAddressReserve(&S.guard, S.guardn * g, 0, 0, 0))) return st_fail("reserve guard", rc);
     if (strstr(spec, "@e") && (rc = cuMemAddressReserve(&S.e, VS_E * g, 0, 0, 0))) return st_fail("reserve E", rc);
     if ((rc = cuMemAddressReserve(&S.x, VS_X * g, 0, 0, 0))) return st_fail("reserve X", rc);
     S.x_reserved = 1;
-    CUdeviceptr at = S.guard + g;
-    if ((rc = cuMemAddressFree(S.guard, S.guardn * g))) return st_fail("free guard", rc);
-    S.guard = 0;
-    if ((rc = cuMemAddressReserve(&S.r, VS_R * g, 0, at, 0))) return st_fail("reserve R", rc);
-    if (S.r != at) return st_fail("R_not_at_its_hint", CUDA_SUCCESS);
+    if ((rc = cuMemAddressReserve(&S.r, VS_R * g, 0, 0, 0))) return st_fail("reserve R", rc);
     if (S.r1n) {
         if ((rc = cuMemAddressReserve(&S.r1, S.r1n * g, 0, R(VS_R), 0))) return st_fail("reserve R1", rc);
         if (S.r1 != R(VS_R)) return st_fail("R1_not_at_its_hint", CUDA_SUCCESS);
@@ -1532,7 +1528,6 @@ static CUresult st_teardown(void)
     if (S.e) cuMemUnmap(S.e, VS_E * g);
     for (int i = 0; i < VS_NH; i++)
         for (; S.refs[i] > 0; S.refs[i]--) ST_TD(cuMemRelease(S.h[i]));
-    if (S.guard) ST_TD(cuMemAddressFree(S.guard, S.guardn * g));
     if (S.x_reserved) ST_TD(cuMemAddressFree(S.x, VS_X * g));
     if (S.r) ST_TD(cuMemAddressFree(S.r, VS_R * g));
     if (S.r1) ST_TD(cuMemAddressFree(S.r1, S.r1n * g));
@@ -1799,6 +1794,9 @@ static void s_vmmstate_map(void)
         {"map A(4) offset 2g over its own second half", "A4 A@4", 'r', 6, 2, 2, 'A'},
         {"map A(4) offset 2g over B exact", "A4 B2 B@4", 'r', 4, 2, 2, 'A'},
         {"map A(4) 5 granules over B", "A4 B2 B@4", 'r', 4, 5, 0, 'A'},
+        {"map A(4) first half over B and C (B first)", "A4 B2 C2 B@4 C@6", 'r', 5, 2, 0, 'A'},
+        {"map A(4) first half over B and C (C first)", "A4 B2 C2 C@6 B@4", 'r', 5, 2, 0, 'A'},
+        {"map A released, still mapped, first half", "A4 A@0 relA", 'r', 6, 2, 0, 'A'},
         /* two reservations back to back */
         {"map A across R into R1", "A2 r1:4", 'r', 11, 2, 0, 'A'},
         {"map A across R into R1 ending inside B", "A2 B2 r1:4 B@12", 'r', 11, 2, 0, 'A'},
@@ -1961,6 +1959,16 @@ static void s_vmmstate_access(void)
     SETC("setaccess A, B and the granule after", ab, R(4), 5 * g, &rw, 1);
     SETC("setaccess straddling A's end into B", ab, R(5), 2 * g, &rw, 1);
     SETC("setaccess A, the gap and B", agb, R(4), 6 * g, &rw, 1);
+    SETC("setaccess A, the gap and B (B mapped first)", "A2 B2 B@8 A@4", R(4), 6 * g, &rw, 1);
+    SETC("setaccess A, B, a gap and C", "A2 B2 C2 A@4 B@6 C@10", R(4), 8 * g, &rw, 1);
+    SETC("setaccess A, a gap, B and C", "A2 B2 C2 A@2 B@6 C@8", R(2), 8 * g, &rw, 1);
+    SETC("setaccess A, gap, B, gap, C", "A2 B2 C2 A@0 B@4 C@8", R(0), 10 * g, &rw, 1);
+    SETC("setaccess A, a 3-granule gap and B", "A2 B2 A@2 B@7", R(2), 7 * g, &rw, 1);
+    SETC("setaccess A, the gap and half of B", "A2 B2 A@4 B@8", R(4), 5 * g, &rw, 1);
+    SETC("setaccess half of A, the gap and B", "A2 B2 A@4 B@8", R(5), 5 * g, &rw, 1);
+    SETC("setaccess A, the gap and A again", "A2 A@4 A@8", R(4), 6 * g, &rw, 1);
+    SETC("setaccess A, the gap and B, rw before", "A2 B2 A@4 B@8 rw", R(4), 6 * g, &ro, 1);
+    SETC("setaccess A, a gap, B in R1", "A2 B2 r1:4 A@9 B@13", R(9), 6 * g, &rw, 1);
     SETC("setaccess A and the free granule after", agb, R(4), 3 * g, &rw, 1);
     SETC("setaccess the free granule before and A", agb, R(3), 3 * g, &rw, 1);
     SETC("setaccess free granules only", agb, R(6), 2 * g, &rw, 1);
@@ -1985,6 +1993,22 @@ static void s_vmmstate_access(void)
     SETC("setaccess R's part of A across R and R1", "A2 r1:4 A@11", R(11), g, &rw, 1);
     SETC("setaccess R1's part of A across R and R1", "A2 r1:4 A@11", R(12), g, &rw, 1);
     SETC("setaccess A and B across R and R1", "A2 B2 r1:4 A@10 B@12", R(10), 4 * g, &rw, 1);
+
+    /* an argument wrong and the range wrong too: which answer comes first */
+    CUmemAccessDesc d1 = rw;
+    d1.location.id = 1;
+    CUmemLocation l1 = loc0;
+    l1.id = 1;
+    SETC("setaccess device 1, A exact", agb, R(4), 2 * g, &d1, 1);
+    SETC("setaccess device 1, free granules", agb, R(6), 2 * g, &d1, 1);
+    SETC("setaccess flags 2, free granules", agb, R(6), 2 * g, &bad, 1);
+    SETC("setaccess count 0, free granules", agb, R(6), 2 * g, &rw, 0);
+    VCASE("getaccess device 1, A", agb, cuMemGetAccess(&vs_flags, &l1, R(4)), {});
+    VCASE("getaccess device 1, free granule", agb, cuMemGetAccess(&vs_flags, &l1, R(10)), {});
+    VCASE("getaccess device 1, outside (X)", agb, cuMemGetAccess(&vs_flags, &l1, X(2)), {});
+    VCASE("getaccess location NULL, free granule", agb, cuMemGetAccess(&vs_flags, NULL, R(10)), {});
+    VCASE("getaccess flags NULL, free granule", agb, cuMemGetAccess(NULL, &loc0, R(10)), {});
+    VCASE("retain handle NULL, free granule", agb, cuMemRetainAllocationHandle(NULL, (void *)(uintptr_t)R(10)), {});
 
     GETC("getaccess A's start, no access", agb, R(4));
     GETC("getaccess A's start, rw", "A2 B2 A@4 B@8 rw", R(4));
@@ -2093,6 +2117,13 @@ static void s_vmmstate_handles(void)
     vs_finish();
 }
 
+/* cuMemsetD32, then (if it was accepted) cuCtxSynchronize in the same context: its answer. */
+static CUresult memset_sync(CUdeviceptr p, uint32_t v, size_t n)
+{
+    CUresult rc = cuMemsetD32(p, v, n);
+    return rc != CUDA_SUCCESS ? rc : cuCtxSynchronize();
+}
+
 /* The calls made in the primary context, another created context and with none current, on
  * state built in the section's own context; and mappings of a context destroyed since. */
 static void s_vmmstate_ctx(void)
@@ -2135,8 +2166,7 @@ static void s_vmmstate_ctx(void)
         VCASE(NM("memcpyDtoH of A, rw"), "A2 A@4 rw", cuMemcpyDtoH(buf, R(4), sizeof buf), {
             if (rc_ == CUDA_SUCCESS) vline(n_, "marker read", buf[0] == st_marker(0, 0) ? "yes" : "no");
         });
-        VCASE(NM("memsetD32 into A, rw"), "A2 A@4 rw", cuMemsetD32(R(4), 7, 16), {
-            cuCtxSynchronize();
+        VCASE(NM("memsetD32 into A, rw, synchronized"), "A2 A@4 rw", memset_sync(R(4), 7, 16), {
             if (rc_ == CUDA_SUCCESS) vline(n_, "fill seen", words_are(R(4), 7, 16) ? "yes" : "no");
         });
     }
@@ -2172,6 +2202,116 @@ static void s_vmmstate_ctx(void)
     vs_finish();
 }
 
+/* A mapping that runs past the end of its reservation (NVIDIA maps it: only its start has to lie
+ * in a reservation): what the rest of the driver makes of the part past the end. Each state's
+ * steps run in order; the copies and fills come last, in a state of their own. */
+static void s_vmmstate_overhang(void)
+{
+    vs_setup();
+    const char *n = "overhang: map A over R's last granule";
+    CUdeviceptr x = 0;
+    uint32_t buf[16] = {0};
+    CUresult rc;
+    if (vbegin(n, "A2 B2 B@4")) {
+        if (P(n, cuMemMap(R(11), 2 * g, 0, H('A'), 0)) == CUDA_SUCCESS) st_add(R(11), 2 * g, 0);
+        show_layout(n);
+        if (P("  overhang: retain past the end", cuMemRetainAllocationHandle(&vs_h, (void *)(uintptr_t)R(12))) ==
+            CUDA_SUCCESS) {
+            YN("  overhang: retained past the end is A", vs_h == H('A'));
+            cuMemRelease(vs_h);
+        }
+        P("  overhang: getaccess past the end", cuMemGetAccess(&vs_flags, &loc0, R(12)));
+        P("  overhang: setaccess the mapping", cuMemSetAccess(R(11), 2 * g, &rw, 1));
+        show_access(n);
+        vs_flags = 99;
+        if (P("  overhang: getaccess past the end, rw", cuMemGetAccess(&vs_flags, &loc0, R(12))) == CUDA_SUCCESS)
+            V("  overhang: flags past the end", "%llu", vs_flags);
+        P("  overhang: setaccess past the end only", cuMemSetAccess(R(12), g, &ro, 1));
+        P("  overhang: setaccess R's last granule only", cuMemSetAccess(R(11), g, &ro, 1));
+        P("  overhang: unmap from past the end", cuMemUnmap(R(12), g));
+        P("  overhang: unmap R's last granule", cuMemUnmap(R(11), g));
+        rc = P("  overhang: addressfree R", cuMemAddressFree(R(0), VS_R * g));
+        st_freed(rc, R(0), VS_R * g);
+        if (S.r) {
+            if (P("  overhang: unmap the mapping", cuMemUnmap(R(11), 2 * g)) == CUDA_SUCCESS) st_unmapped(R(11), 2 * g);
+            st_granules(n, "layout at the end", st_which);
+        }
+        vend(n);
+    }
+    n = "overhang: copies and fills past the end";
+    if (vbegin(n, "A2")) {
+        if (P(n, cuMemMap(R(11), 2 * g, 0, H('A'), 0)) == CUDA_SUCCESS) st_add(R(11), 2 * g, 0);
+        P("  overhang data: setaccess", cuMemSetAccess(R(11), 2 * g, &rw, 1));
+        P("  overhang data: memsetD32 in R", memset_sync(R(11), 9, 16));
+        YN("  overhang data: fill in R reads back", words_are(R(11), 9, 16));
+        P("  overhang data: memsetD32 past the end", memset_sync(R(12), 8, 16));
+        P("  overhang data: memcpyDtoH past the end", cuMemcpyDtoH(buf, R(12), sizeof buf));
+        YN("  overhang data: fill past the end reads back", buf[0] == 8 && buf[15] == 8);
+        P("  overhang data: memsetD32 across the end", memset_sync(R(12) - 64, 7, 32));
+        YN("  overhang data: fill across the end reads back", words_are(R(12) - 64, 7, 32));
+        if (P("  overhang data: unmap", cuMemUnmap(R(11), 2 * g)) == CUDA_SUCCESS) st_unmapped(R(11), 2 * g);
+        vend(n);
+    }
+    /* Last: NVIDIA lets a reservation at a hint take the VA past the end (measured in an earlier
+     * recording, where VA left behind there then held stale mappings for later cases). */
+    n = "overhang: reserve past the end while mapped";
+    if (vbegin(n, "A2 D1")) {
+        if (cuMemMap(R(11), 2 * g, 0, H('A'), 0) == CUDA_SUCCESS) st_add(R(11), 2 * g, 0);
+        if (P(n, cuMemAddressReserve(&x, g, 0, R(12), 0)) == CUDA_SUCCESS) {
+            YN("  overhang: reserved at the hint", x == R(12));
+            if (x == R(12)) {
+                rc = P("  overhang: map D in that reservation", cuMemMap(x, g, 0, H('D'), 0));
+                show_layout(n);
+                if (rc == CUDA_SUCCESS) P("  overhang: unmap D there", cuMemUnmap(x, g));
+            }
+            if (P("  overhang: unmap A", cuMemUnmap(R(11), 2 * g)) == CUDA_SUCCESS) st_unmapped(R(11), 2 * g);
+            P("  overhang: addressfree that reservation", cuMemAddressFree(x, g));
+        }
+        vend(n);
+    }
+    vs_finish();
+}
+
+/* cuMemMap of one granule past the end of a reservation of n granules (NVIDIA maps past the end
+ * of its reservations: how far?), and before its start. Reservations made fresh for each case. */
+static void s_vmmstate_pad(void)
+{
+    vs_setup();
+    static const size_t rn[] = {1, 2, 3, 5, 8, 12, 16};
+    static const long past[] = {-2, -1, 0, 1, 2, 3, 5, 8, 13, 16, 24, 32};
+    char n[160];
+    for (size_t i = 0; i < sizeof rn / sizeof rn[0]; i++)
+        for (size_t j = 0; j < sizeof past / sizeof past[0]; j++) {
+            CUdeviceptr r = 0;
+            CUmemGenericAllocationHandle d = 0;
+            long k = past[j] < 0 ? past[j] : (long)rn[i] + past[j];
+            snprintf(n, sizeof n, "pad: R of %zu, a granule at R%+ld", rn[i], k);
+            if (skipped(n)) {
+                last_skipped = 1;
+                printf("%-48s SKIPPED\n", n);
+                continue;
+            }
+            if (cuMemAddressReserve(&r, rn[i] * g, 0, 0, 0) || cuMemCreate(&d, g, &prop, 0)) {
+                printf("%-48s SETUP_FAILED\n", n);
+                st_failed = 1;
+                continue;
+            }
+            CUdeviceptr at = r + (CUdeviceptr)(k * (long)g);
+            if (P(n, cuMemMap(at, g, 0, d, 0)) == CUDA_SUCCESS) {
+                char key[200];
+                snprintf(key, sizeof key, "  %s: setaccess", n);
+                printf("%-48s %s\n", key, rcname(cuMemSetAccess(at, g, &rw, 1)));
+                snprintf(key, sizeof key, "  %s: unmap", n);
+                printf("%-48s %s\n", key, rcname(cuMemUnmap(at, g)));
+            }
+            if (cuMemRelease(d) || cuMemAddressFree(r, rn[i] * g)) {
+                printf("  %s: teardown failed\n", n);
+                st_failed = 1;
+            }
+        }
+    vs_finish();
+}
+
 static const struct { const char *name; void (*fn)(void); } sections[] = {
     {"vmm_args", s_vmm_args},         {"vmm_map", s_vmm_map},     {"vmm_handles", s_vmm_handles},
     {"vmm_access", s_vmm_access},     {"alloc", s_alloc},         {"host", s_host},
@@ -2182,6 +2322,7 @@ static const struct { const char *name; void (*fn)(void); } sections[] = {
     {"vmmstate_map", s_vmmstate_map}, {"vmmstate_order", s_vmmstate_order},
     {"vmmstate_unmap", s_vmmstate_unmap}, {"vmmstate_access", s_vmmstate_access},
     {"vmmstate_handles", s_vmmstate_handles}, {"vmmstate_ctx", s_vmmstate_ctx},
+    {"vmmstate_overhang", s_vmmstate_overhang}, {"vmmstate_pad", s_vmmstate_pad},
 };
 #define NSECT (sizeof sections / sizeof sections[0])
 

@@ -3,6 +3,8 @@
 
   record_nvidia.py PROBE OUT_FILE [HEADER_LINE...]
 
+PROBE_SECTIONS="a b" records only those sections (default: every section the probe lists).
+
 Used on the GPU machine against NVIDIA's libcuda (compare.py runs vmgpu's the same way). Each
 section runs in its own process. When a case kills the process (signal, or no answer within
 TIMEOUT seconds), the case is recorded as CRASH:<signal> (or HANG) and the section runs again
@@ -27,9 +29,12 @@ def run_section(probe, sec, skip):
         return out, "HANG"
 
 
-def record(probe, extra_env=None):
-    """Returns the answer lines of every section (crash-marked)."""
+def record(probe, extra_env=None, only=None):
+    """Returns the answer lines of every section, or of those in `only` (crash-marked)."""
     sections = subprocess.run([probe, "--list"], capture_output=True, text=True, check=True).stdout.split()
+    only = only if only is not None else os.environ.get("PROBE_SECTIONS", "").split()
+    if only:
+        sections = [s for s in sections if s in only]
     lines = []
     for sec in sections:
         skip, reasons = [], {}
@@ -41,7 +46,7 @@ def record(probe, extra_env=None):
                 name = partial.rstrip()
                 why = "HANG" if rc == "HANG" else (
                     "CRASH:" + signal.Signals(-rc).name if isinstance(rc, int) and rc < 0 else f"CRASH:exit{rc}")
-                reasons[name] = why
+                reasons[name.strip()] = why
                 skip.append(name)
                 print(f"  {sec}: case '{name}' -> {why}; running the section again without it", file=sys.stderr)
                 if len(skip) > 40:
