@@ -4,7 +4,19 @@
 // separately for each target so that, for example, a DMA read of device memory and a host-port
 // write can both go in one cycle. Responses go back per master, in that master's request order:
 // a master's device read waits while the same master still has host reads in flight, because a
-// device read would otherwise overtake them.
+// device read would otherwise overtake them (and, with DEV_HANDSHAKE, a master's host read waits
+// while it has device reads in flight, for the same reason the other way round).
+//
+// Device memory comes in two kinds (DEV_HANDSHAKE). 0: the one-cycle block RAM of
+// device_memory.v, always ready, a read answered exactly one cycle after its grant; the fabric
+// times the answer itself. 1: a memory with any latency and back-pressure (the board's SDRAM
+// controller, rtl/sdram_ctrl.v): dm_rd_en_o/dm_wr_en_o are request valids, a request is taken in
+// a cycle where the memory's ready is high, and dm_rsp_valid_i marks each read answer, in the
+// order the reads were taken, at least one cycle after its read. The fabric records which master
+// each read in flight belongs to (a tag FIFO, as for the host port) and stops granting device
+// reads while DEV_OUTSTANDING are in flight. A read and a write taken in one cycle are executed
+// read first (block RAM's rule); a memory that takes one request per cycle, as the SDRAM
+// controller does, keeps "a read sees every write taken before it" by running them in order.
 module mem_fabric #(
   parameter integer NM        = 5,          // number of masters
   parameter integer MEM_BYTES = 16777216,   // device memory bytes (power of two)
@@ -25,6 +37,9 @@ module mem_fabric #(
   // Masters still waiting take turns ahead of the master that was just served, so no master
   // starves another (with ARB_REG 0 a stream of a higher-priority master holds lower ones off).
   parameter integer ARB_REG   = 0,
+  // 1: device memory with ready/valid and variable latency (see the header); 0: block RAM.
+  parameter integer DEV_HANDSHAKE   = 0,
+  parameter integer DEV_OUTSTANDING = 8,   // device reads in flight at most with DEV_HANDSHAKE (power of two)
   parameter integer AW        = $clog2(MEM_BYTES / 4)  // device word-address width (derived)
 ) (
   input  wire             clk_i,
@@ -42,11 +57,14 @@ module mem_fabric #(
   input  wire [NM-1:0]    m_wr_host_i,
   input  wire [NM*32-1:0] m_wr_data_i,
   input  wire [NM*4-1:0]  m_wr_be_i,
-  // device memory
-  output reg              dm_rd_en_o,
+  // device memory (dm_*_ready_i and dm_rsp_valid_i are used with DEV_HANDSHAKE only)
+  output reg              dm_rd_en_o,      // read request (DEV_HANDSHAKE: valid until taken)
+  input  wire             dm_rd_ready_i,   // the memory takes the read this cycle
   output reg  [AW-1:0]    dm_rd_addr_o,
+  input  wire             dm_rsp_valid_i,  // dm_rd_data_i answers the oldest read in flight
   input  wire [31:0]      dm_rd_data_i,
-  output reg              dm_wr_en_o,
+  output reg              dm_wr_en_o,      // write request (DEV_HANDSHAKE: valid until taken)
+  input  wire             dm_wr_ready_i,   // the memory takes the write this cycle
   output reg  [AW-1:0]    dm_wr_addr_o,
   output reg  [31:0]      dm_wr_data_o,
   output reg  [3:0]       dm_wr_be_o,
@@ -63,6 +81,13 @@ module mem_fabric #(
   localparam integer MW = (NM > 1) ? $clog2(NM) : 1;        // master-index width
   localparam integer HW = $clog2(HOST_OUTSTANDING);          // tag-FIFO pointer width
   localparam [HW:0]  HOST_FULL = HOST_OUTSTANDING[HW:0];
+  localparam integer DW = $clog2(DEV_OUTSTANDING);           // device tag-FIFO pointer width
+  localparam [DW:0]  DEV_FULL = DEV_OUTSTANDING[DW:0];
+  localparam         HS = DEV_HANDSHAKE != 0;
+
+  // The memory's handshake as the grant logic sees it: block RAM is always ready.
+  wire dm_rd_rdy = HS ? dm_rd_ready_i : 1'b1;
+  wire dm_wr_rdy = HS ? dm_wr_ready_i : 1'b1;
 
   // Host reads in flight: which master asked, oldest first.
   reg [MW-1:0] tag_q [0:HOST_OUTSTANDING-1];
@@ -70,9 +95,21 @@ module mem_fabric #(
   reg [HW:0]   tag_count_q;
   reg [NM-1:0] host_pending;  // master i has host reads in flight
 
-  // Device-read response: one cycle after the grant (two with RSP_REG).
+  // Device-read response, block RAM: one cycle after the grant (two with RSP_REG).
   reg          dev_rsp_valid_q;
   reg [MW-1:0] dev_rsp_master_q;
+  // DEV_HANDSHAKE: device reads in flight, which master asked, oldest first; per master a
+  // count and its registered "has device reads in flight" (the host-read grants depend on it).
+  reg [MW-1:0] dtag_q [0:DEV_OUTSTANDING-1];
+  reg [DW-1:0] dtag_rd_q, dtag_wr_q;
+  reg [DW:0]   dtag_count_q;
+  reg          dtag_full_q, dtag_near_q;
+  reg [DW:0]   dev_cnt_q [0:NM-1];
+  reg [NM-1:0] dev_pend_q;
+  wire         dev_rsp_pop = HS && dm_rsp_valid_i && dtag_count_q != {(DW+1){1'b0}};
+  // This cycle's device answer and its master, whichever the kind of memory.
+  wire          dev_rsp_now = HS ? dev_rsp_pop : dev_rsp_valid_q;
+  wire [MW-1:0] dev_rsp_who = HS ? dtag_q[dtag_rd_q] : dev_rsp_master_q;
   reg [31:0]   dev_rsp2_data_q;
   wire [31:0]   dev_out_data   = (RSP_REG != 0) ? dev_rsp2_data_q   : dm_rd_data_i;
   // The RSP_REG stage's outputs per master (one-hot): a device answer, a host answer.
@@ -81,12 +118,14 @@ module mem_fabric #(
   // One response bus per master: a device answer and a host answer never meet at one master.
   // A master's device read waits until its host reads have answered (host_pending), and a host
   // answer comes at least one cycle after its request, which follows the master's device read
-  // (RSP_REG adds one cycle to both paths).
+  // (RSP_REG adds one cycle to both paths). With DEV_HANDSHAKE a device answer may come any
+  // time later, so a master's host read also waits until its device reads have answered.
 
   integer i;
   reg          dev_rd_found, dev_wr_found, host_wr_found, host_rd_found;
   reg [MW-1:0] dev_rd_sel, dev_wr_sel, host_wr_sel, host_rd_sel;
   reg          host_rd_go, host_wr_go;
+  reg          dev_rd_go, dev_wr_go;  // the device memory takes the request
 
   wire [MW-1:0] host_rsp_master = tag_q[tag_rd_q];
 
@@ -100,9 +139,11 @@ module mem_fabric #(
   reg          tag_full_q;
   wire [HW:0]  tag_count_next;
   integer m;  // loop index of the clocked block (i belongs to the combinational ones)
+  reg [NM-1:0] dev_pending;  // master i has device reads in flight (DEV_HANDSHAKE only)
   always @(*) begin
     for (i = 0; i < NM; i = i + 1) begin
       host_pending[i] = host_pend_q[i];
+      dev_pending[i]  = HS && dev_pend_q[i];
     end
   end
 
@@ -123,7 +164,7 @@ module mem_fabric #(
       if (m_rd_valid_i[i] && !m_rd_host_i[i] && !host_pending[i]) begin
         dev_rd_found = 1'b1; dev_rd_sel = i[MW-1:0];
       end
-      if (m_rd_valid_i[i] && m_rd_host_i[i]) begin
+      if (m_rd_valid_i[i] && m_rd_host_i[i] && !dev_pending[i]) begin
         host_rd_found = 1'b1; host_rd_sel = i[MW-1:0];
       end
       if (m_wr_valid_i[i] && !m_wr_host_i[i]) begin
@@ -146,11 +187,16 @@ module mem_fabric #(
       host_rd_found = hst_v_q && !hst_we_q && m_rd_valid_i[hst_sel_q] && m_rd_host_i[hst_sel_q] &&
                       !(m_wr_valid_i[hst_sel_q] && m_wr_host_i[hst_sel_q]);
       host_rd_sel   = hst_sel_q;
+    end else if (HS) begin
+      // Device reads also need room in the device tag FIFO (ARB_REG 1 grants only with room).
+      dev_rd_found = dev_rd_found && !dtag_full_q;
     end
     // One host-port request per cycle; writes first so that a master's write is never
     // overtaken by its own later read. Reads also need room in the tag FIFO.
     host_wr_go = host_wr_found && host_req_ready_i;
     host_rd_go = !host_wr_found && host_rd_found && host_req_ready_i && !tag_full_q;
+    dev_rd_go  = dev_rd_found && dm_rd_rdy;
+    dev_wr_go  = dev_wr_found && dm_wr_rdy;
   end
 
   // ARB_REG 1: next cycle's grants, from this cycle's requests. A request waits if it is not
@@ -158,9 +204,13 @@ module mem_fabric #(
   // target serves now; with nobody waiting the grant stays (a master streaming alone is served
   // every cycle). The rules of ARB_REG 0 hold one cycle ahead, conservatively: a device read
   // needs no host read of its master in flight (nor one accepted now), a host read needs room
-  // in the tag FIFO after this cycle's read.
+  // in the tag FIFO after this cycle's read. With DEV_HANDSHAKE, a device request presented
+  // and not taken by the memory keeps its grant (the memory sees it unchanged until it takes
+  // it), a device read needs room in the device tag FIFO after this cycle's read, and a host
+  // read needs no device read of its master in flight.
   reg [NM-1:0] drd_wait, dwr_wait, hwr_wait, hrd_wait;
   reg          host_room, drd_keep, hst_keep;
+  reg          dev_room, drd_hold, dwr_hold, hrd_keep_ok;
   reg          drd_v_d, dwr_v_d, hst_v_d, hst_we_d;
   reg [MW-1:0] drd_sel_d, dwr_sel_d, hst_sel_d;
   reg [MW:0]   pick_drd, pick_dwr, pick_hwr, pick_hrd;
@@ -183,19 +233,24 @@ module mem_fabric #(
     dwr_wait  = m_wr_valid_i & ~m_wr_host_i & ~dwr_oh_q;
     hwr_wait  = m_wr_valid_i &  m_wr_host_i & ~(hwr_oh_q & {NM{host_req_ready_i}});
     hrd_wait  = m_rd_valid_i &  m_rd_host_i & ~(hrd_oh_q & {NM{host_req_ready_i}} &
-                                                 ~(m_wr_valid_i & m_wr_host_i));
+                                                 ~(m_wr_valid_i & m_wr_host_i)) & ~dev_pending;
     host_room = !tag_full_q && !(host_rd_go && tag_near_q);
+    dev_room  = !HS || (!dtag_full_q && !(dev_rd_go && dtag_near_q));
+    drd_hold  = dev_rd_found && !dm_rd_rdy;
+    dwr_hold  = dev_wr_found && !dm_wr_rdy;
     pick_drd  = rr_pick(drd_wait, drd_sel_q);
     pick_dwr  = rr_pick(dwr_wait, dwr_sel_q);
     pick_hwr  = rr_pick(hwr_wait, hst_sel_q);
     pick_hrd  = rr_pick(hrd_wait, hst_sel_q);
     drd_keep  = drd_v_q && !host_pend_q[drd_sel_q] && !(host_rd_go && host_rd_sel == drd_sel_q);
-    hst_keep  = hst_v_q && (hst_we_q || host_room);
+    // A parked host-read grant stays only while its master could still use it.
+    hrd_keep_ok = !dev_pending[hst_sel_q] && !(HS && dev_rd_go && dev_rd_sel == hst_sel_q);
+    hst_keep  = hst_v_q && (hst_we_q || (host_room && hrd_keep_ok));
 
-    drd_v_d = pick_drd[MW] || drd_keep;
-    drd_sel_d = pick_drd[MW] ? pick_drd[MW-1:0] : drd_sel_q;
-    dwr_v_d = pick_dwr[MW] || dwr_v_q;
-    dwr_sel_d = pick_dwr[MW] ? pick_dwr[MW-1:0] : dwr_sel_q;
+    drd_v_d = drd_hold || (dev_room && (pick_drd[MW] || drd_keep));
+    drd_sel_d = (pick_drd[MW] && !drd_hold) ? pick_drd[MW-1:0] : drd_sel_q;
+    dwr_v_d = dwr_hold || pick_dwr[MW] || dwr_v_q;
+    dwr_sel_d = (pick_dwr[MW] && !dwr_hold) ? pick_dwr[MW-1:0] : dwr_sel_q;
     if (pick_hwr[MW]) begin
       hst_v_d = 1'b1; hst_we_d = 1'b1; hst_sel_d = pick_hwr[MW-1:0];
     end else if (pick_hrd[MW] && host_room) begin
@@ -210,16 +265,16 @@ module mem_fabric #(
     m_wr_ready_o = {NM{1'b0}};
     if (ARB_REG != 0) begin
       // From the one-hot grant flip-flops, the master's own request and the host port's ready.
-      m_rd_ready_o = m_rd_valid_i & ((drd_oh_q & ~m_rd_host_i) |
+      m_rd_ready_o = m_rd_valid_i & ((drd_oh_q & ~m_rd_host_i & {NM{dm_rd_rdy}}) |
                                      (hrd_oh_q & m_rd_host_i & {NM{host_req_ready_i}} &
                                       ~(m_wr_valid_i & m_wr_host_i)));
-      m_wr_ready_o = m_wr_valid_i & ((dwr_oh_q & ~m_wr_host_i) |
+      m_wr_ready_o = m_wr_valid_i & ((dwr_oh_q & ~m_wr_host_i & {NM{dm_wr_rdy}}) |
                                      (hwr_oh_q & m_wr_host_i & {NM{host_req_ready_i}}));
     end else begin
-      if (dev_rd_found) m_rd_ready_o[dev_rd_sel] = 1'b1;
-      if (host_rd_go)   m_rd_ready_o[host_rd_sel] = 1'b1;
-      if (dev_wr_found) m_wr_ready_o[dev_wr_sel] = 1'b1;
-      if (host_wr_go)   m_wr_ready_o[host_wr_sel] = 1'b1;
+      if (dev_rd_go)  m_rd_ready_o[dev_rd_sel] = 1'b1;
+      if (host_rd_go) m_rd_ready_o[host_rd_sel] = 1'b1;
+      if (dev_wr_go)  m_wr_ready_o[dev_wr_sel] = 1'b1;
+      if (host_wr_go) m_wr_ready_o[host_wr_sel] = 1'b1;
     end
 
     dm_rd_en_o   = dev_rd_found;
@@ -250,7 +305,7 @@ module mem_fabric #(
         m_rsp_valid_o[i] = 1'b1;
         m_rsp_data_o[32*i +: 32] = host_rsp_data_i;
       end
-      if (dev_rsp_valid_q && dev_rsp_master_q == i[MW-1:0]) m_rsp_valid_o[i] = 1'b1;
+      if (dev_rsp_now && dev_rsp_who == i[MW-1:0]) m_rsp_valid_o[i] = 1'b1;
     end
   end
 
@@ -262,6 +317,18 @@ module mem_fabric #(
       host_cnt_next[i] = host_cnt_q[i]
                          + {{HW{1'b0}}, host_rd_go && host_rd_sel == i[MW-1:0]}
                          - {{HW{1'b0}}, host_rsp_pop && host_rsp_master == i[MW-1:0]};
+  end
+
+  // DEV_HANDSHAKE bookkeeping: the device tag FIFO and the per-master device-read counts.
+  wire        dtag_push = HS && dev_rd_go;
+  wire [DW:0] dtag_count_next = dtag_count_q + {{DW{1'b0}}, dtag_push}
+                                             - {{DW{1'b0}}, dev_rsp_pop};
+  reg  [DW:0] dev_cnt_next [0:NM-1];
+  always @(*) begin
+    for (i = 0; i < NM; i = i + 1)
+      dev_cnt_next[i] = dev_cnt_q[i]
+                        + {{DW{1'b0}}, dtag_push && dev_rd_sel == i[MW-1:0]}
+                        - {{DW{1'b0}}, dev_rsp_pop && dev_rsp_who == i[MW-1:0]};
   end
 
   // Data of the RSP_REG stage: no reset needed, the one-hot valids qualify it.
@@ -287,12 +354,33 @@ module mem_fabric #(
       drd_oh_q <= {NM{1'b0}}; dwr_oh_q <= {NM{1'b0}}; hwr_oh_q <= {NM{1'b0}};
       hrd_oh_q <= {NM{1'b0}};
       for (m = 0; m < NM; m = m + 1) host_cnt_q[m] <= {(HW+1){1'b0}};
+      dtag_rd_q        <= {DW{1'b0}};
+      dtag_wr_q        <= {DW{1'b0}};
+      dtag_count_q     <= {(DW+1){1'b0}};
+      dtag_full_q      <= 1'b0;
+      dtag_near_q      <= 1'b0;
+      dev_pend_q       <= {NM{1'b0}};
+      for (m = 0; m < NM; m = m + 1) dev_cnt_q[m] <= {(DW+1){1'b0}};
     end else begin
-      dev_rsp_valid_q  <= dev_rd_found;
+      dev_rsp_valid_q  <= !HS && dev_rd_found;
       dev_rsp_master_q <= dev_rd_sel;
       for (m = 0; m < NM; m = m + 1) begin
-        dev_rsp2_oh_q[m]  <= dev_rsp_valid_q && dev_rsp_master_q == m[MW-1:0];
+        dev_rsp2_oh_q[m]  <= dev_rsp_now && dev_rsp_who == m[MW-1:0];
         host_rsp2_oh_q[m] <= host_rsp_pop && host_rsp_master == m[MW-1:0];
+      end
+      if (HS) begin
+        if (dtag_push) begin
+          dtag_q[dtag_wr_q] <= dev_rd_sel;
+          dtag_wr_q         <= dtag_wr_q + 1'b1;
+        end
+        if (dev_rsp_pop) dtag_rd_q <= dtag_rd_q + 1'b1;
+        dtag_count_q <= dtag_count_next;
+        dtag_full_q  <= (dtag_count_next == DEV_FULL);
+        dtag_near_q  <= (dtag_count_next == DEV_FULL - 1'b1);
+        if (dtag_push || dev_rsp_pop) for (m = 0; m < NM; m = m + 1) begin
+          dev_cnt_q[m]  <= dev_cnt_next[m];
+          dev_pend_q[m] <= (dev_cnt_next[m] != {(DW+1){1'b0}});
+        end
       end
       if (host_rd_go) begin
         tag_q[tag_wr_q] <= host_rd_sel;

@@ -2,6 +2,11 @@
 // vmgpu_top: the whole accelerator. A CSR port in, a host port out, and inside: the CSR block,
 // the command processor, the DMA, compute and graphics engines, the MMU (TLB + page-table walker), the
 // memory fabric and device memory. docs/architecture.md draws it and states every contract.
+//
+// Device memory is inside (EXT_MEM 0: block RAM answering every read in one cycle, the
+// simulated device's fast option) or outside behind the mem_* port (EXT_MEM 1: ready/valid
+// requests and read answers in request order after any latency; the board's SDRAM controller,
+// board/ulx3s/ulx3s_top.v). The fabric times block RAM itself and uses the handshake otherwise.
 module vmgpu_top #(
   parameter integer MEM_BYTES   = 16777216,  // device memory bytes, a power of two
   parameter integer TLB_ENTRIES = 16,        // fully associative TLB entries
@@ -9,7 +14,8 @@ module vmgpu_top #(
   parameter integer MEM_RSP_REG = 0,         // 1: device-memory reads answer a cycle later (FPGA timing)
   parameter integer MEM_ARB_REG = 0,         // 1: the fabric's grants come from flip-flops (FPGA timing)
   parameter integer MMU_REQ_REG = 0,         // 1: translation requests registered before the TLB (FPGA timing)
-  parameter integer GFX_ENGINE  = 1          // 0: no graphics engine (CAPS.GFX reads 0, GFX_* commands are BAD_COMMAND)
+  parameter integer GFX_ENGINE  = 1,         // 0: no graphics engine (CAPS.GFX reads 0, GFX_* commands are BAD_COMMAND)
+  parameter integer EXT_MEM     = 0          // 1: device memory outside, on the mem_* port; 0: block RAM inside
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -29,6 +35,21 @@ module vmgpu_top #(
   output wire [3:0]  host_req_be_o,
   input  wire        host_rsp_valid_i,
   input  wire [31:0] host_rsp_data_i,
+  // device-memory port (EXT_MEM 1; with EXT_MEM 0 the outputs are 0 and the inputs unused).
+  // Word addresses; a request is taken in a cycle where its valid and ready are both high; every
+  // read is answered once, in the order they were taken, at least one cycle later. Unlike the
+  // other inputs these are not registered at the boundary (a registered ready would be a cycle
+  // stale): the memory must drive mem_*_ready_i and the answer from its flip-flops.
+  output wire        mem_rd_valid_o,
+  input  wire        mem_rd_ready_i,
+  output wire [$clog2(MEM_BYTES / 4)-1:0] mem_rd_addr_o,
+  input  wire        mem_rsp_valid_i,
+  input  wire [31:0] mem_rsp_data_i,
+  output wire        mem_wr_valid_o,
+  input  wire        mem_wr_ready_i,
+  output wire [$clog2(MEM_BYTES / 4)-1:0] mem_wr_addr_o,
+  output wire [31:0] mem_wr_data_o,
+  output wire [3:0]  mem_wr_be_o,
   // status
   output wire        irq_o,
   output wire        idle_o,
@@ -102,6 +123,7 @@ module vmgpu_top #(
   wire [AW-1:0] dm_rd_addr, dm_wr_addr;
   wire [31:0]   dm_rd_data, dm_wr_data;
   wire [3:0]    dm_wr_be;
+  wire          dm_rd_ready, dm_wr_ready, dm_rsp_valid;
 
   assign fault_o = |ring_fault;
 
@@ -521,10 +543,11 @@ module vmgpu_top #(
   assign m_wr_be[4*M_WALK +: 4] = 4'h0;
 
   mem_fabric #(
-    .NM        (NM),
-    .MEM_BYTES (MEM_BYTES),
-    .RSP_REG   (MEM_RSP_REG),
-    .ARB_REG   (MEM_ARB_REG)
+    .NM            (NM),
+    .MEM_BYTES     (MEM_BYTES),
+    .RSP_REG       (MEM_RSP_REG),
+    .ARB_REG       (MEM_ARB_REG),
+    .DEV_HANDSHAKE (EXT_MEM)
   ) u_fabric (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
@@ -541,9 +564,12 @@ module vmgpu_top #(
     .m_wr_data_i      (m_wr_data),
     .m_wr_be_i        (m_wr_be),
     .dm_rd_en_o       (dm_rd_en),
+    .dm_rd_ready_i    (dm_rd_ready),
     .dm_rd_addr_o     (dm_rd_addr),
+    .dm_rsp_valid_i   (dm_rsp_valid),
     .dm_rd_data_i     (dm_rd_data),
     .dm_wr_en_o       (dm_wr_en),
+    .dm_wr_ready_i    (dm_wr_ready),
     .dm_wr_addr_o     (dm_wr_addr),
     .dm_wr_data_o     (dm_wr_data),
     .dm_wr_be_o       (dm_wr_be),
@@ -557,16 +583,45 @@ module vmgpu_top #(
     .host_rsp_data_i  (host_rsp_data_q)
   );
 
-  device_memory #(
-    .MEM_BYTES (MEM_BYTES)
-  ) u_mem (
-    .clk_i     (clk_i),
-    .rd_en_i   (dm_rd_en),
-    .rd_addr_i (dm_rd_addr),
-    .rd_data_o (dm_rd_data),
-    .wr_en_i   (dm_wr_en),
-    .wr_addr_i (dm_wr_addr),
-    .wr_data_i (dm_wr_data),
-    .wr_be_i   (dm_wr_be)
-  );
+  generate
+    if (EXT_MEM != 0) begin : g_ext_mem
+      assign mem_rd_valid_o = dm_rd_en;
+      assign mem_rd_addr_o  = dm_rd_addr;
+      assign mem_wr_valid_o = dm_wr_en;
+      assign mem_wr_addr_o  = dm_wr_addr;
+      assign mem_wr_data_o  = dm_wr_data;
+      assign mem_wr_be_o    = dm_wr_be;
+      assign dm_rd_ready    = mem_rd_ready_i;
+      assign dm_wr_ready    = mem_wr_ready_i;
+      assign dm_rsp_valid   = mem_rsp_valid_i;
+      assign dm_rd_data     = mem_rsp_data_i;
+    end else begin : g_int_mem
+      device_memory #(
+        .MEM_BYTES (MEM_BYTES)
+      ) u_mem (
+        .clk_i     (clk_i),
+        .rd_en_i   (dm_rd_en),
+        .rd_addr_i (dm_rd_addr),
+        .rd_data_o (dm_rd_data),
+        .wr_en_i   (dm_wr_en),
+        .wr_addr_i (dm_wr_addr),
+        .wr_data_i (dm_wr_data),
+        .wr_be_i   (dm_wr_be)
+      );
+      // Block RAM: always ready, answered one cycle after the grant (timed by the fabric).
+      assign dm_rd_ready    = 1'b1;
+      assign dm_wr_ready    = 1'b1;
+      assign dm_rsp_valid   = 1'b0;
+      assign mem_rd_valid_o = 1'b0;
+      assign mem_rd_addr_o  = {AW{1'b0}};
+      assign mem_wr_valid_o = 1'b0;
+      assign mem_wr_addr_o  = {AW{1'b0}};
+      assign mem_wr_data_o  = 32'd0;
+      assign mem_wr_be_o    = 4'h0;
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire unused_ext_mem = &{1'b0, mem_rd_ready_i, mem_wr_ready_i, mem_rsp_valid_i,
+                              mem_rsp_data_i};
+      /* verilator lint_on UNUSEDSIGNAL */
+    end
+  endgenerate
 endmodule

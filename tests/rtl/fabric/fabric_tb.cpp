@@ -2,7 +2,19 @@
 // by argv[1]:
 //   priority parallel host_order mixed same_cycle outstanding backpressure stray random
 // and --ho N (the verilated HOST_OUTSTANDING), --rsp-reg 0|1 (the verilated RSP_REG),
-// --arb-reg 0|1 (the verilated ARB_REG; with 1 also the test arb). NM is 5 and MEM_BYTES 4096.
+// --arb-reg 0|1 (the verilated ARB_REG; with 1 also the test arb), --dev-hs 0|1 and
+// --dev-out N (the verilated DEV_HANDSHAKE and DEV_OUTSTANDING; with 1 also the test
+// dev_latency). NM is 5 and MEM_BYTES 4096.
+//
+// With DEV_HANDSHAKE the bench is the device memory: it takes a request when the fabric presents
+// it and the bench's ready (random, or one of read/write per cycle as the SDRAM controller) is
+// high, reads and writes its own copy of the memory (a read before a write taken in the same
+// cycle), and answers each read after a random latency, in order. Each answer must reach the
+// master whose read it was, exactly when the memory gives it (a cycle later with RSP_REG), with
+// the data of the reference memory: a response lost, duplicated, sent to another master or out
+// of a master's request order fails, as does a read or write the memory took that no master was
+// told of (or the other way round), a payload other than the granted master's, and more than
+// DEV_OUTSTANDING reads in the memory.
 //
 // Every cycle, whatever the test, the bench checks the fabric against a model of its rules:
 // which master each target grants (fixed priority per target: device read, device write, host
@@ -42,7 +54,10 @@ constexpr uint64_t kBound = 100000;          // cycles any wait may take
 
 struct RdReq { uint32_t addr; bool host; };
 struct WrReq { uint32_t addr; bool host; uint32_t data; uint8_t be; };
-struct Expect { uint32_t data; bool host; uint64_t accepted; uint32_t addr; };
+// due: the cycle a device read's answer must reach the master (0: not known yet, the memory
+// has not answered); id: links a device read to the memory's answer (DEV_HANDSHAKE).
+struct Expect { uint32_t data; bool host; uint64_t accepted; uint32_t addr; uint64_t due = 0;
+                uint64_t id = 0; };
 struct Accept { uint64_t cycle; bool write, host; uint32_t addr; };
 
 uint32_t host_init(uint32_t word) { return word * 0x9E3779B1u ^ 0x0BADF00Du; }
@@ -59,6 +74,7 @@ struct Master {
   unsigned issue_pct = 100;           // chance per cycle of raising valid for the next request
   std::deque<Expect> expect;
   unsigned host_in_flight = 0;
+  unsigned dev_in_flight = 0;         // DEV_HANDSHAKE: device reads the memory has not answered
   std::vector<Accept> accepts;
   std::vector<uint64_t> rsp_cycles;
   std::vector<bool> rsp_host;
@@ -70,6 +86,9 @@ struct Master {
 uint64_t g_dev_lat = 1;
 // The verilated ARB_REG (--arb-reg).
 bool g_arb_reg = false;
+// The verilated DEV_HANDSHAKE and DEV_OUTSTANDING (--dev-hs, --dev-out).
+bool g_dev_hs = false;
+unsigned g_dev_out = 8;
 
 // ARB_REG model state: the grant each target holds for the coming cycle.
 struct Grant { bool v = false; int sel = 0; };
@@ -108,6 +127,21 @@ struct Bench {
   uint64_t prev_host_payload[2] = {0, 0};
   std::vector<uint64_t> host_grant_cycles;
   ArbState arb;  // ARB_REG only
+  // The device memory the bench plays with DEV_HANDSHAKE.
+  struct MemRead { uint64_t at; uint32_t data; int master; uint64_t id; };
+  std::vector<uint32_t> dev_mem;            // its own contents (what the fabric wrote)
+  std::deque<MemRead> mem_q;                // reads taken, oldest first
+  unsigned mem_rd_ready_pct = 100, mem_wr_ready_pct = 100;
+  bool mem_one_per_cycle = false;           // a read or a write per cycle, never both
+  unsigned mem_lat_min = 1, mem_lat_max = 1;
+  bool mem_stall = false;                   // hold every answer back
+  bool dev_stray_rsp = false;               // next cycle: an answer with nothing in flight
+  uint64_t next_id = 1;
+  unsigned max_dev_in_flight = 0;
+  unsigned mem_rd_refused = 0, mem_wr_refused = 0;  // requests presented, not taken
+  uint32_t prev_dm_rd_addr = 0;
+  bool prev_dm_rd_waiting = false;          // last cycle a read was presented and not taken
+  unsigned rd_payload_switches = 0;         // ... and this cycle another address is presented
 
   // Round robin: the first i in mask after `last`, wrapping; -1 if none.
   static int rr_pick(unsigned mask, int last) {
@@ -119,7 +153,7 @@ struct Bench {
   }
 
   Bench(unsigned host_outstanding, uint32_t seed)
-      : ho(host_outstanding), rng(seed), ref_dev(kMemBytes / 4, 0) {
+      : ho(host_outstanding), rng(seed), ref_dev(kMemBytes / 4, 0), dev_mem(kMemBytes / 4, 0) {
     m.clk_i = 0;
     m.rst_ni = 0;
     clear_inputs();
@@ -142,6 +176,7 @@ struct Bench {
       m.m_rd_addr_i[i] = 0; m.m_wr_addr_i[i] = 0; m.m_wr_data_i[i] = 0;
     }
     m.host_req_ready_i = 0; m.host_rsp_valid_i = 0; m.host_rsp_data_i = 0;
+    m.dm_rd_ready_i = 0; m.dm_wr_ready_i = 0; m.dm_rsp_valid_i = 0; m.dm_rsp_data_i = 0;
   }
 
   void edge() {
@@ -162,7 +197,12 @@ struct Bench {
   bool busy() const {
     for (auto &mm : ms)
       if (!mm.rd_q.empty() || !mm.wr_q.empty() || !mm.expect.empty()) return true;
-    return !host_rsp_q.empty();
+    return !host_rsp_q.empty() || !mem_q.empty();
+  }
+
+  Expect *find_expect(int master, uint64_t id) {
+    for (auto &e : ms[master].expect) if (e.id == id) return &e;
+    return nullptr;
   }
 
   void step() {
@@ -201,27 +241,54 @@ struct Bench {
     bool hrsp = !host_stall && !host_rsp_q.empty() && host_rsp_q.front().first <= cycle;
     m.host_rsp_valid_i = hrsp || stray_rsp;
     m.host_rsp_data_i = hrsp ? host_rsp_q.front().second : 0xDEADDEADu;
+    // The device memory's side (DEV_HANDSHAKE): ready, and the oldest answer once it is due.
+    bool mem_rd_rdy = true, mem_wr_rdy = true, mem_rsp = false;
+    if (g_dev_hs) {
+      mem_rd_rdy = chance(mem_rd_ready_pct);
+      mem_wr_rdy = chance(mem_wr_ready_pct);
+      if (mem_one_per_cycle && mem_rd_rdy && mem_wr_rdy) {
+        if (rng() & 1) mem_rd_rdy = false; else mem_wr_rdy = false;
+      }
+      mem_rsp = !mem_stall && !mem_q.empty() && mem_q.front().at <= cycle;
+      m.dm_rd_ready_i = mem_rd_rdy;
+      m.dm_wr_ready_i = mem_wr_rdy;
+      m.dm_rsp_valid_i = mem_rsp || (dev_stray_rsp && mem_q.empty());
+      m.dm_rsp_data_i = mem_rsp ? mem_q.front().data : uint32_t(rng());  // junk when idle
+      if (mem_rsp) {
+        const MemRead &r = mem_q.front();
+        Expect *e = find_expect(r.master, r.id);
+        CHECK(e, "cycle %llu: the memory answers a read of master %d that it no longer expects",
+              (unsigned long long)cycle, r.master);
+        if (e) e->due = cycle + (g_dev_lat - 1);
+      }
+    }
     m.eval();
 
     // ---- the model's grants ----
     unsigned in_flight = 0;
     unsigned pend = 0;  // masters with host reads in flight at the start of the cycle
+    unsigned dev_total = 0, dpend = 0;  // device reads in the memory (DEV_HANDSHAKE)
     for (int i = 0; i < kNM; ++i) {
       in_flight += ms[i].host_in_flight;
       if (ms[i].host_in_flight) pend |= 1u << i;
+      dev_total += ms[i].dev_in_flight;
+      if (ms[i].dev_in_flight) dpend |= 1u << i;
     }
     int e_drd = -1, e_dwr = -1, e_hwr = -1, e_hrd = -1;
     bool e_hvalid, hready = m.host_req_ready_i;
-    int g_hwr, g_hrd;
+    int g_hwr, g_hrd, g_drd = -1, g_dwr = -1;
     if (!g_arb_reg) {
       for (int i = kNM - 1; i >= 0; --i) {
         bool rv = rd_valid >> i & 1, rh = rd_host >> i & 1, wv = wr_valid >> i & 1,
              wh = wr_host >> i & 1;
         if (rv && !rh && ms[i].host_in_flight == 0) e_drd = i;
-        if (rv && rh) e_hrd = i;
+        if (rv && rh && !(dpend >> i & 1)) e_hrd = i;
         if (wv && !wh) e_dwr = i;
         if (wv && wh) e_hwr = i;
       }
+      if (g_dev_hs && dev_total >= g_dev_out) e_drd = -1;
+      g_drd = (e_drd >= 0 && mem_rd_rdy) ? e_drd : -1;
+      g_dwr = (e_dwr >= 0 && mem_wr_rdy) ? e_dwr : -1;
       e_hvalid = e_hwr >= 0 || (e_hrd >= 0 && in_flight < ho);
       g_hwr = (e_hwr >= 0 && hready) ? e_hwr : -1;
       g_hrd = (e_hwr < 0 && e_hrd >= 0 && in_flight < ho && hready) ? e_hrd : -1;
@@ -245,9 +312,17 @@ struct Bench {
       if (e_hrd >= 0)
         CHECK(in_flight < ho, "cycle %llu: host read granted with %u in flight (limit %u)",
               (unsigned long long)cycle, in_flight, ho);
+      if (e_drd >= 0 && g_dev_hs)
+        CHECK(dev_total < g_dev_out, "cycle %llu: device read granted with %u in the memory "
+              "(limit %u)", (unsigned long long)cycle, dev_total, g_dev_out);
+      if (e_hrd >= 0)
+        CHECK(!(dpend >> e_hrd & 1), "cycle %llu: host read granted to master %d with device "
+              "reads in flight", (unsigned long long)cycle, e_hrd);
       e_hvalid = e_hwr >= 0 || e_hrd >= 0;
       g_hwr = (e_hwr >= 0 && hready) ? e_hwr : -1;
       g_hrd = (e_hrd >= 0 && hready) ? e_hrd : -1;
+      g_drd = (e_drd >= 0 && mem_rd_rdy) ? e_drd : -1;
+      g_dwr = (e_dwr >= 0 && mem_wr_rdy) ? e_dwr : -1;
       // Next cycle's grants.
       unsigned drd_wait = 0, dwr_wait = 0, hwr_wait = 0, hrd_wait = 0;
       for (int i = 0; i < kNM; ++i) {
@@ -256,25 +331,37 @@ struct Bench {
         if (asks_wr(i, false) && !(arb.dwr.v && arb.dwr.sel == i)) dwr_wait |= 1u << i;
         if (asks_wr(i, true) && !(arb.hst.v && arb.hst_we && arb.hst.sel == i && hready))
           hwr_wait |= 1u << i;
-        if (asks_rd(i, true) && g_hrd != i) hrd_wait |= 1u << i;
+        if (asks_rd(i, true) && g_hrd != i && !(dpend >> i & 1)) hrd_wait |= 1u << i;
       }
       bool room = in_flight < ho && !(g_hrd >= 0 && in_flight == ho - 1);
+      // DEV_HANDSHAKE: room in the memory after this cycle's read; a device request presented
+      // and not taken keeps its grant.
+      bool dev_room = !g_dev_hs || (dev_total < g_dev_out &&
+                                    !(g_drd >= 0 && dev_total == g_dev_out - 1));
+      bool drd_hold = e_drd >= 0 && !mem_rd_rdy, dwr_hold = e_dwr >= 0 && !mem_wr_rdy;
+      bool hrd_keep_ok = !(dpend >> arb.hst.sel & 1) && !(g_dev_hs && g_drd == arb.hst.sel);
       ArbState n = arb;
       int p = rr_pick(drd_wait, arb.drd.sel);
-      if (p >= 0) { n.drd.v = true; n.drd.sel = p; }
-      else n.drd.v = arb.drd.v && !(pend >> arb.drd.sel & 1) && g_hrd != arb.drd.sel;
+      if (drd_hold) {
+        n.drd.v = true;
+      } else {
+        bool keep = arb.drd.v && !(pend >> arb.drd.sel & 1) && g_hrd != arb.drd.sel;
+        if (p >= 0) n.drd.sel = p;
+        n.drd.v = dev_room && (p >= 0 || keep);
+      }
       p = rr_pick(dwr_wait, arb.dwr.sel);
-      if (p >= 0) { n.dwr.v = true; n.dwr.sel = p; }
+      if (dwr_hold) n.dwr.v = true;
+      else if (p >= 0) { n.dwr.v = true; n.dwr.sel = p; }
       int pw = rr_pick(hwr_wait, arb.hst.sel), pr = rr_pick(hrd_wait, arb.hst.sel);
       if (pw >= 0) { n.hst.v = true; n.hst_we = true; n.hst.sel = pw; }
       else if (pr >= 0 && room) { n.hst.v = true; n.hst_we = false; n.hst.sel = pr; }
-      else n.hst.v = arb.hst.v && (arb.hst_we || room);
+      else n.hst.v = arb.hst.v && (arb.hst_we || (room && hrd_keep_ok));
       arb = n;
     }
     uint8_t e_rd_ready = 0, e_wr_ready = 0;
-    if (e_drd >= 0) e_rd_ready |= 1 << e_drd;
+    if (g_drd >= 0) e_rd_ready |= 1 << g_drd;
     if (g_hrd >= 0) e_rd_ready |= 1 << g_hrd;
-    if (e_dwr >= 0) e_wr_ready |= 1 << e_dwr;
+    if (g_dwr >= 0) e_wr_ready |= 1 << g_dwr;
     if (g_hwr >= 0) e_wr_ready |= 1 << g_hwr;
     CHECK((m.m_rd_ready_o & rd_valid) == e_rd_ready, "cycle %llu: read grants 0x%02x, model "
           "0x%02x (valid 0x%02x host 0x%02x)", (unsigned long long)cycle,
@@ -285,6 +372,31 @@ struct Bench {
     CHECK(bool(m.dm_rd_en_o) == (e_drd >= 0) && bool(m.dm_wr_en_o) == (e_dwr >= 0),
           "cycle %llu: device memory enables rd %d wr %d", (unsigned long long)cycle,
           int(m.dm_rd_en_o), int(m.dm_wr_en_o));
+    if (g_dev_hs) {
+      // The memory sees the granted master's request.
+      if (e_drd >= 0)
+        CHECK(m.dm_rd_addr_o == (ms[e_drd].rd_q.front().addr % kMemBytes) / 4,
+              "cycle %llu: device read of master %d presented at word 0x%x",
+              (unsigned long long)cycle, e_drd, unsigned(m.dm_rd_addr_o));
+      if (e_dwr >= 0) {
+        const WrReq &w = ms[e_dwr].wr_q.front();
+        CHECK(m.dm_wr_addr_o == (w.addr % kMemBytes) / 4 && m.dm_wr_data_o == w.data &&
+                  m.dm_wr_be_o == w.be,
+              "cycle %llu: device write of master %d presented as word 0x%x data 0x%08x be 0x%x",
+              (unsigned long long)cycle, e_dwr, unsigned(m.dm_wr_addr_o), m.dm_wr_data_o,
+              unsigned(m.dm_wr_be_o));
+      }
+      if (prev_dm_rd_waiting && m.dm_rd_en_o && m.dm_rd_addr_o != prev_dm_rd_addr)
+        ++rd_payload_switches;
+      // With ARB_REG a request the memory did not take stays presented, unchanged.
+      if (g_arb_reg && prev_dm_rd_waiting)
+        CHECK(m.dm_rd_en_o && m.dm_rd_addr_o == prev_dm_rd_addr, "cycle %llu: a device read "
+              "the memory refused was withdrawn or changed", (unsigned long long)cycle);
+      prev_dm_rd_waiting = m.dm_rd_en_o && !mem_rd_rdy;
+      prev_dm_rd_addr = m.dm_rd_addr_o;
+      if (m.dm_rd_en_o && !mem_rd_rdy) ++mem_rd_refused;
+      if (m.dm_wr_en_o && !mem_wr_rdy) ++mem_wr_refused;
+    }
     CHECK(bool(m.host_req_valid_o) == e_hvalid, "cycle %llu: host_req_valid %d, model %d "
           "(%u reads in flight)", (unsigned long long)cycle, int(m.host_req_valid_o),
           int(e_hvalid), in_flight);
@@ -319,9 +431,9 @@ struct Bench {
     for (int i = 0; i < kNM; ++i) {
       Master &mm = ms[i];
       bool v = m.m_rsp_valid_o >> i & 1;
-      // A device read answers exactly one cycle after its acceptance.
-      if (!mm.expect.empty() && !mm.expect.front().host &&
-          mm.expect.front().accepted + g_dev_lat == cycle)
+      // A device read answers exactly one cycle after its acceptance (block RAM), or when the
+      // memory answers it (a cycle later with RSP_REG).
+      if (!mm.expect.empty() && !mm.expect.front().host && mm.expect.front().due == cycle)
         CHECK(v, "cycle %llu: master %d's device read of 0x%03x (accepted %llu) not answered",
               (unsigned long long)cycle, i, mm.expect.front().addr,
               (unsigned long long)mm.expect.front().accepted);
@@ -338,8 +450,9 @@ struct Bench {
             "expected 0x%08x", (unsigned long long)cycle, i, e.host ? "host" : "device",
             e.addr, (unsigned long long)e.accepted, d, e.data);
       if (!e.host)
-        CHECK(e.accepted + g_dev_lat == cycle, "master %d: device response %llu cycles after "
-              "acceptance", i, (unsigned long long)(cycle - e.accepted));
+        CHECK(e.due == cycle, "master %d: device response %llu cycles after acceptance, due "
+              "at +%lld", i, (unsigned long long)(cycle - e.accepted),
+              e.due ? (long long)(e.due - e.accepted) : -1LL);
       if (e.host) ++rsp_host; else ++rsp_dev;
       mm.rsp_cycles.push_back(cycle);
       mm.rsp_host.push_back(e.host);
@@ -356,6 +469,11 @@ struct Bench {
     if (rsp_dev && rsp_host) ++dual_rsp_cycles;
     if (hrsp) host_rsp_q.pop_front();
     stray_rsp = false;
+    dev_stray_rsp = false;
+    if (mem_rsp) {
+      --ms[mem_q.front().master].dev_in_flight;
+      mem_q.pop_front();
+    }
 
     // ---- handshakes as the fabric reported them: update models ----
     std::vector<std::pair<uint32_t, uint32_t>> dev_writes_now;
@@ -366,6 +484,7 @@ struct Bench {
         mm.rd_q.pop_front();
         mm.rd_on = false;
         uint32_t data;
+        Expect e{0, r.host, cycle, r.addr};
         if (r.host) {
           data = host_word(ref_host, r.addr);
           ++mm.host_in_flight;
@@ -374,8 +493,23 @@ struct Bench {
         } else {
           data = ref_dev[(r.addr % kMemBytes) / 4];  // before this cycle's write
           ++dev_reads;
+          if (!g_dev_hs) {
+            e.due = cycle + g_dev_lat;
+          } else {
+            // The memory takes it now: it reads its own copy (before this cycle's write) and
+            // answers after a random latency, in order.
+            e.id = next_id++;
+            CHECK(m.dm_rd_en_o && mem_rd_rdy && m.dm_rd_addr_o == (r.addr % kMemBytes) / 4,
+                  "cycle %llu: master %d's device read accepted, the memory did not take it",
+                  (unsigned long long)cycle, i);
+            uint64_t at = cycle + mem_lat_min + rng() % (mem_lat_max - mem_lat_min + 1);
+            if (!mem_q.empty() && mem_q.back().at >= at) at = mem_q.back().at + 1;
+            mem_q.push_back({at, dev_mem[m.dm_rd_addr_o], i, e.id});
+            ++mm.dev_in_flight;
+          }
         }
-        mm.expect.push_back({data, r.host, cycle, r.addr});
+        e.data = data;
+        mm.expect.push_back(e);
         mm.accepts.push_back({cycle, false, r.host, r.addr});
       }
       if (mm.wr_on && (m.m_wr_ready_o >> i & 1)) {
@@ -394,6 +528,22 @@ struct Bench {
       }
     }
     for (auto &dw : dev_writes_now) ref_dev[dw.first] = dw.second;
+    if (g_dev_hs) {
+      // Every request the memory took was accepted for some master, and the other way round.
+      bool took_rd = m.dm_rd_en_o && mem_rd_rdy, took_wr = m.dm_wr_en_o && mem_wr_rdy;
+      CHECK(took_rd == (g_drd >= 0) && took_wr == (g_dwr >= 0), "cycle %llu: the memory took "
+            "rd %d wr %d, masters were told rd %d wr %d", (unsigned long long)cycle,
+            int(took_rd), int(took_wr), int(g_drd >= 0), int(g_dwr >= 0));
+      if (took_wr) {
+        uint32_t wi = m.dm_wr_addr_o;
+        dev_mem[wi] = merge(dev_mem[wi], m.dm_wr_data_o, m.dm_wr_be_o);
+      }
+      unsigned dt = 0;
+      for (auto &mm : ms) dt += mm.dev_in_flight;
+      if (dt > max_dev_in_flight) max_dev_in_flight = dt;
+      CHECK(dt <= g_dev_out, "cycle %llu: %u device reads in the memory (limit %u)",
+            (unsigned long long)cycle, dt, g_dev_out);
+    }
     if (m.dm_rd_en_o && m.dm_wr_en_o && m.host_req_valid_o && hready) ++triple_grant_cycles;
     // The host side sees its port only.
     if (m.host_req_valid_o && hready) {
@@ -594,6 +744,15 @@ void test_mixed(Bench &b) {
                   "%llu before host read %d answered at %llu", k,
                   (unsigned long long)m3.accepts[k].cycle, j,
                   (unsigned long long)m3.rsp_cycles[j]);
+      // With DEV_HANDSHAKE the other way round too: a host read waits for the master's
+      // device reads (the memory's answer frees it; the master sees it RSP_REG later).
+      if (seq[k] && g_dev_hs)
+        for (int j = 0; j < k; ++j)
+          if (!seq[j])
+            CHECK(m3.accepts[k].cycle + (g_dev_lat - 1) > m3.rsp_cycles[j], "master 3 host "
+                  "read %d accepted at %llu before device read %d answered at %llu", k,
+                  (unsigned long long)m3.accepts[k].cycle, j,
+                  (unsigned long long)m3.rsp_cycles[j]);
     }
     // Master 4 got device reads through while master 3's first host read was in flight.
     unsigned m4_during = 0;
@@ -609,9 +768,21 @@ void test_mixed(Bench &b) {
       b.ms[i].rd_q.push_back({h ? host_addr(b) : dev_addr(b), h});
     }
   b.run_until_idle();
+  if (g_dev_hs) {
+    // A slow device memory this time: host reads wait behind device reads.
+    b.mem_lat_min = 4; b.mem_lat_max = 20;
+    for (int i = 0; i < kNM; ++i)
+      for (int k = 0; k < 40; ++k) {
+        bool h = b.rng() % 2;
+        b.ms[i].rd_q.push_back({h ? host_addr(b) : dev_addr(b), h});
+      }
+    b.run_until_idle();
+    b.mem_lat_min = b.mem_lat_max = 1;
+  }
   b.host_lat_min = b.host_lat_max = 1;
-  std::printf("mixed: master 3's device reads held behind its host reads, responses in request "
-              "order, other masters not held; 200 mixed reads on all masters\n");
+  std::printf("mixed: master 3's device reads held behind its host reads%s, responses in "
+              "request order, other masters not held; 200 mixed reads on all masters\n",
+              g_dev_hs ? " and its host reads behind its device reads" : "");
 }
 
 void test_same_cycle(Bench &b) {
@@ -682,6 +853,39 @@ void test_outstanding(Bench &b) {
   CHECK(back_to_back, "32 host reads with a 1-cycle host did not stream one per cycle");
   std::printf("outstanding: %u reads in flight then stop, writes and other device reads still "
               "pass, one response frees one slot, 32 reads stream at 1 per cycle\n", b.ho);
+  if (!g_dev_hs) return;
+  // The device memory holds its answers: DEV_OUTSTANDING reads go in, then none is presented;
+  // device writes still pass; one answer frees exactly one slot.
+  b.mem_stall = true;
+  for (auto &mm : b.ms) mm.accepts.clear();
+  for (int i = 0; i < 4; ++i)
+    for (int k = 0; k < 5; ++k) b.ms[i].rd_q.push_back({dev_addr(b), false});
+  auto dev_reads_acc = [&] {
+    unsigned n = 0;
+    for (auto &mm : b.ms) for (auto &a : mm.accepts) n += !a.host && !a.write;
+    return n;
+  };
+  for (int k = 0; k < 40; ++k) b.step();
+  CHECK(dev_reads_acc() == g_dev_out, "%u device reads accepted with none answered (limit %u)",
+        dev_reads_acc(), g_dev_out);
+  CHECK(!b.m.dm_rd_en_o, "device read presented with the limit reached");
+  unsigned dw0 = b.dev_writes;
+  b.ms[4].wr_q.push_back({0x20, false, 0x5A5A5A5Au, 0xF});
+  for (int k = 0; k < 5; ++k) b.step();
+  CHECK(b.dev_writes == dw0 + 1, "device write blocked by the device-read limit");
+  b.mem_stall = false;
+  unsigned d0 = dev_reads_acc();
+  b.step();  // the memory answers one
+  b.mem_stall = true;
+  for (int k = 0; k < 10; ++k) b.step();
+  CHECK(dev_reads_acc() == d0 + 1, "after one answer: %u more device reads (expected 1)",
+        dev_reads_acc() - d0);
+  b.mem_stall = false;
+  b.run_until_idle();
+  CHECK(b.max_dev_in_flight == g_dev_out, "at most %u device reads in flight, limit %u",
+        b.max_dev_in_flight, g_dev_out);
+  std::printf("outstanding: %u device reads in the memory then stop, device writes still pass, "
+              "one answer frees one slot\n", g_dev_out);
 }
 
 void test_backpressure(Bench &b) {
@@ -721,8 +925,10 @@ void test_stray(Bench &b) {
   // A host response with no read in flight goes to nobody.
   for (int k = 0; k < 5; ++k) {
     b.stray_rsp = true;
+    b.dev_stray_rsp = g_dev_hs;  // and a device-memory answer with no read in it
     b.step();  // step() fails on any response with nothing expected
   }
+  b.ms[2].rd_q.push_back({dev_addr(b), false});
   // Then a normal read still gets its own data.
   b.ms[1].rd_q.push_back({host_addr(b), true});
   b.run_until_idle();
@@ -734,6 +940,10 @@ void test_random(Bench &b, unsigned n_cycles) {
   // a small window of each space so that reads and writes collide.
   b.host_ready_pct = 70;
   b.host_lat_min = 1; b.host_lat_max = 10;
+  if (g_dev_hs) {
+    b.mem_rd_ready_pct = b.mem_wr_ready_pct = 70;
+    b.mem_lat_min = 1; b.mem_lat_max = 12;
+  }
   for (int i = 0; i < kNM; ++i) b.ms[i].issue_pct = 30 + 15 * i;
   uint64_t start = b.cycle;
   unsigned hr0 = b.host_reads, hw0 = b.host_writes, dr0 = b.dev_reads, dw0 = b.dev_writes;
@@ -751,7 +961,18 @@ void test_random(Bench &b, unsigned n_cycles) {
                            uint8_t(b.rng() & 0xF)});
       }
     }
-    if ((b.cycle - start) % 5000 == 0) b.host_ready_pct = 20 + b.rng() % 81;
+    if ((b.cycle - start) % 5000 == 0) {
+      b.host_ready_pct = 20 + b.rng() % 81;
+      if (g_dev_hs) {
+        // Memory behaviour changes too: readiness, latency, one request per cycle (the SDRAM
+        // controller's way) or both ports at once.
+        b.mem_rd_ready_pct = 20 + b.rng() % 81;
+        b.mem_wr_ready_pct = 20 + b.rng() % 81;
+        b.mem_one_per_cycle = b.rng() % 2;
+        b.mem_lat_min = 1 + b.rng() % 3;
+        b.mem_lat_max = b.mem_lat_min + b.rng() % 20;
+      }
+    }
     b.step();
   }
   // Stop issuing; requests already raised keep their valid up until accepted.
@@ -768,6 +989,66 @@ void test_random(Bench &b, unsigned n_cycles) {
   std::printf("note: %u cycles where the host port's waiting request was replaced before "
               "ready (allowed behind vmgpu_top's request FIFO; not checked)\n",
               b.host_payload_switches);
+  if (g_dev_hs)
+    std::printf("device memory: %u reads and %u writes presented and refused, max %u reads in "
+                "it (limit %u), %u refused reads replaced by another (ARB_REG 0 only)\n",
+                b.mem_rd_refused, b.mem_wr_refused, b.max_dev_in_flight, g_dev_out,
+                b.rd_payload_switches);
+  b.mem_rd_ready_pct = b.mem_wr_ready_pct = 100;
+  b.mem_lat_min = b.mem_lat_max = 1;
+  b.mem_one_per_cycle = false;
+}
+
+void test_dev_latency(Bench &b) {
+  // DEV_HANDSHAKE only: the device-memory handshake's own promises, on top of the per-cycle
+  // model check.
+  CHECK(g_dev_hs, "the dev_latency test needs the model verilated with DEV_HANDSHAKE 1");
+  if (!g_dev_hs) return;
+  // 1. One master streams reads from a memory with a fixed latency of 10: the reads in flight
+  //    reach the limit and the stream keeps it full; every answer in order, on time.
+  b.mem_lat_min = b.mem_lat_max = 10;
+  for (auto &mm : b.ms) { mm.accepts.clear(); mm.rsp_cycles.clear(); }
+  for (int k = 0; k < 64; ++k) b.ms[2].rd_q.push_back({uint32_t(4 * k), false});
+  uint64_t t0 = b.cycle;
+  b.run_until_idle();
+  CHECK(b.max_dev_in_flight == g_dev_out, "stream: at most %u reads in flight (limit %u)",
+        b.max_dev_in_flight, g_dev_out);
+  CHECK(b.ms[2].rsp_cycles.size() == 64, "stream: %zu answers of 64", b.ms[2].rsp_cycles.size());
+  std::printf("dev_latency: 64 reads at latency 10 in %llu cycles, %u in flight at most\n",
+              (unsigned long long)(b.cycle - t0), b.max_dev_in_flight);
+  // 2. The memory refuses for 30 cycles: nothing is accepted, the request stays presented.
+  b.mem_lat_min = b.mem_lat_max = 1;
+  b.mem_rd_ready_pct = b.mem_wr_ready_pct = 0;
+  for (auto &mm : b.ms) mm.accepts.clear();
+  b.ms[1].rd_q.push_back({0x44, false});
+  b.ms[3].wr_q.push_back({0x48, false, 0x13572468u, 0x6});
+  unsigned presented = 0;
+  for (int k = 0; k < 30; ++k) { b.step(); presented += b.m.dm_rd_en_o && b.m.dm_wr_en_o; }
+  CHECK(b.ms[1].accepts.empty() && b.ms[3].accepts.empty(), "accepted while the memory refused");
+  CHECK(presented >= 29, "requests presented in %u of 30 refused cycles", presented);
+  b.mem_rd_ready_pct = b.mem_wr_ready_pct = 100;
+  b.run_until_idle();
+  // 3. Read after write through a memory taking one request per cycle with random latency:
+  //    every read sees the write accepted before it (the data check in step()).
+  b.mem_one_per_cycle = true;
+  b.mem_lat_min = 2; b.mem_lat_max = 9;
+  for (int k = 0; k < 200; ++k) {
+    uint32_t a = dev_addr(b, 8);
+    int i = 1 + int(b.rng() % (kNM - 1));
+    b.ms[i].wr_q.push_back({a, false, uint32_t(b.rng()), uint8_t(1 + b.rng() % 15)});
+    b.ms[int(b.rng() % kNM)].rd_q.push_back({a, false});
+  }
+  b.run_until_idle();
+  b.mem_one_per_cycle = false;
+  b.mem_lat_min = b.mem_lat_max = 1;
+  // 4. Answers to every master interleaved, all five streaming at a random latency.
+  b.mem_lat_min = 1; b.mem_lat_max = 15;
+  for (int k = 0; k < 60; ++k)
+    for (int i = 0; i < kNM; ++i) b.ms[i].rd_q.push_back({dev_addr(b), false});
+  b.run_until_idle();
+  b.mem_lat_min = b.mem_lat_max = 1;
+  std::printf("dev_latency: refused requests held 30 cycles; 200 write/read pairs through a "
+              "one-request-per-cycle memory; 300 reads of 5 masters at latency 1-15\n");
 }
 
 void test_arb(Bench &b) {
@@ -846,6 +1127,8 @@ int main(int argc, char **argv) {
     if (!std::strcmp(argv[i], "--ho")) ho = unsigned(std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--rsp-reg")) g_dev_lat = 1 + uint64_t(std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--arb-reg")) g_arb_reg = std::atoi(argv[i + 1]) != 0;
+    else if (!std::strcmp(argv[i], "--dev-hs")) g_dev_hs = std::atoi(argv[i + 1]) != 0;
+    else if (!std::strcmp(argv[i], "--dev-out")) g_dev_out = unsigned(std::atoi(argv[i + 1]));
   uint32_t seed = 2166136261u;  // FNV-1a of the test name: a fixed seed per test
   for (char ch : which) seed = (seed ^ uint8_t(ch)) * 16777619u;
   bool all = which == "all", known = false;
@@ -861,6 +1144,7 @@ int main(int argc, char **argv) {
   if (want("stray")) { Bench b(ho, seed); test_stray(b); }
   if (want("random")) { Bench b(ho, seed); test_random(b, 200000); }
   if (want("arb")) { Bench b(ho, seed); test_arb(b); }
+  if (want("dev_latency")) { Bench b(ho, seed); test_dev_latency(b); }
   if (!known) { std::printf("unknown test '%s'\n", which.c_str()); return 2; }
   return tb::summary(("fabric_" + which).c_str());
 }
