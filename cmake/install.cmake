@@ -49,6 +49,14 @@ if(TARGET vmgpu-bench)
   list(APPEND _vmgpu_expect ${CMAKE_INSTALL_BINDIR}/vmgpu-bench)
 endif()
 
+# Learners' tools (tools/): the page tables as text and SVG, and the translation quiz.
+foreach(t vmgpu-pt vmgpu-quiz)
+  if(TARGET ${t})
+    install(TARGETS ${t})
+    list(APPEND _vmgpu_expect ${CMAKE_INSTALL_BINDIR}/${t})
+  endif()
+endforeach()
+
 # sw/cuda installs libcuda.so and cuda.h itself (DESIGN.md's install list); checked when built.
 if(TARGET vmgpu_cuda)
   list(APPEND _vmgpu_expect ${CMAKE_INSTALL_LIBDIR}/libcuda.so ${CMAKE_INSTALL_LIBDIR}/libcuda.so.1)

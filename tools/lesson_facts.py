@@ -747,3 +747,61 @@ def lesson04_ordering(ctx):
     f["unmap_target"] = str(n)
     f["unmap_cost"] = str(cyc(r) - cyc(t_n))
     return f
+
+
+# ----------------------------------------------------------------------------- vmgpu-pt
+
+
+def pt_run(ctx, name, args, waves=False):
+    return ctx.run(name, ["tools/vmgpu-pt"] + args, waves=waves)
+
+
+def check_tlb_model(ctx, run_text, run_waves, what):
+    """vmgpu-pt rebuilds the TLB from the MMU's events; compare it, slot by slot, with the
+    TLB's own registers in the waveform after the last fill."""
+    model = {}
+    for line in run_text.out_lines:
+        m = re.match(r"\s+slot\s+(\d+): asid (\d+) va (0x[0-9a-f]+)", line)
+        if m:
+            model[int(m.group(1))] = (int(m.group(2)), int(m.group(3), 16) >> 12)
+    sigs = ["u_mmu.u_tlb.valid_q", "u_mmu.u_tlb.fill_i"] + [f"u_mmu.u_tlb.asid_q[{i}]" for i in range(16)] + \
+        [f"u_mmu.u_tlb.vpn_q[{i}]" for i in range(16)]
+    w = ctx.wave(run_waves, sigs)
+    fills = w.rises("u_mmu.u_tlb.fill_i")
+    if not fills:
+        raise g.GenError(f"{what}: no TLB fill in the waveform")
+    t = fills[-1] + 3 * g.NS_PER_CYCLE
+    valid = w.at("u_mmu.u_tlb.valid_q", t)
+    hw = {i: (w.at(f"u_mmu.u_tlb.asid_q[{i}]", t), w.at(f"u_mmu.u_tlb.vpn_q[{i}]", t))
+          for i in range(16) if valid >> i & 1}
+    if hw != model:
+        raise g.GenError(f"{what}: vmgpu-pt's TLB model {model} differs from the hardware's {hw}")
+    return len(hw)
+
+
+@provides("pt")
+def pictures(ctx):
+    f = {}
+    walk_va = "0x00030000"
+    args = ["--scenario", "lesson01", "--walk", walk_va, "--svg", "l01.svg", "--walk-svg", "l01-walk.svg"]
+    r = pt_run(ctx, "pt_l01", args)
+    rw = pt_run(ctx, "pt_l01_waves", ["--scenario", "lesson01"], waves=True)
+    f["l01_tlb_checked"] = str(check_tlb_model(ctx, r, rw, "pt lesson01"))
+    import os
+    rd = lambda n: open(os.path.join(ctx.tmp, n)).read()  # noqa: E731
+    tables = [l for l in r.out_lines if not l.startswith("walk of") and not re.match(r"\s+\d\.|\s+TLB:", l)]
+    walk = [l for l in r.out_lines if l.startswith("walk of") or re.match(r"\s+\d\.|\s+TLB:", l)]
+    f["l01_text"] = g.block(["$ vmgpu-pt --scenario lesson01 --walk " + walk_va] + tables)
+    f["l01_walk_text"] = g.block(walk)
+    m = pt_run(ctx, "pt_mixed", ["--scenario", "mixed", "--walk", "0x10041000", "--svg", "mixed.svg",
+                                 "--walk-svg", "mixed-walk.svg"])
+    mw = pt_run(ctx, "pt_mixed_waves", ["--scenario", "mixed"], waves=True)
+    f["mixed_tlb_checked"] = str(check_tlb_model(ctx, m, mw, "pt mixed"))
+    f["mixed_text"] = g.block(["$ vmgpu-pt --scenario mixed --walk 0x10041000"] + m.out_lines)
+    f["files"] = {
+        "docs/lessons/01-dma-through-mmu/page-tables.svg": rd("l01.svg"),
+        "docs/lessons/01-dma-through-mmu/walk.svg": rd("l01-walk.svg"),
+        "docs/pictures/page-tables-mixed.svg": rd("mixed.svg"),
+        "docs/pictures/walk-no-access.svg": rd("mixed-walk.svg"),
+    }
+    return f
