@@ -63,7 +63,7 @@ def lesson01(ctx):
     exe = ["examples/dma_through_mmu"]
     tr = ctx.run("dma_trace", exe, trace=True)
     L = tr.err_lines
-    f = {}
+    f = {"stdout": g.block(["$ ./dma_through_mmu"] + tr.out_lines)}
     blk, i = g.pick(L, [r"ctx_create: asid", r"ring0\s+PTE_FILL", r"ring0\s+TLB_INV", r"ring0\s+FENCE"],
                     what="l01 ctx")
     f["trace.ctx"] = g.block(blk)
@@ -804,4 +804,207 @@ def pictures(ctx):
         "docs/pictures/page-tables-mixed.svg": rd("mixed.svg"),
         "docs/pictures/walk-no-access.svg": rd("mixed-walk.svg"),
     }
+    return f
+
+
+# ------------------------------------------------------------------- answers to "Try this"
+
+
+def kv(run):
+    out = {}
+    for line in run.out_lines:
+        parts = line.split(None, 1)
+        if len(parts) == 2:
+            out[parts[0]] = parts[1]
+    return out
+
+
+@provides("ans")
+def answers(ctx):
+    f = {}
+    # Lesson 01.
+    ro = kv(ctx.run("probe_ro_dst", ["tests/lessons/lesson_probe_dma", "ro_dst"]))
+    f["01.ro_status"] = ro["copy_status"]
+    f["01.ro_error"] = ro["copy_error"]
+    f["01.ro_va"] = g.grab(ro["copy_error"], r"of VA (0x[0-9a-f]+)")
+    f["01.ro_misses"] = ro["copy_tlb_misses"]
+    f["01.ro_unchanged"] = ro["dst_unchanged"]
+    sm = kv(ctx.run("probe_small", ["tests/lessons/lesson_probe_dma", "small"]))
+    f["01.small_misses"] = sm["copy_tlb_misses"]
+    smt = ctx.run("probe_small_trace", ["tests/lessons/lesson_probe_dma", "small"], trace=True)
+    f["01.small_fills"] = str(sum("TLB_FILL" in l for l in smt.err_lines))
+    f["01.small_lost"] = "no" if not any("events lost" in l for l in smt.err_lines) else "yes"
+    un = kv(ctx.run("probe_unaligned", ["tests/lessons/lesson_probe_dma", "unaligned"]))
+    f["01.un_match"] = un["dst_matches_source"]
+    f["01.un_check"] = un["example_check"]
+    f["01.un_cycles"] = g.grp(un["copy_cycles"])
+    al = kv(ctx.run("probe_aligned_cycles", ["tests/lessons/lesson_probe_dma", "small"]))
+    unw = ctx.run("probe_unaligned_waves", ["tests/lessons/lesson_probe_dma", "unaligned"], waves=True)
+    w = ctx.wave(unw, ["dm_wr_en", "dm_wr_be", "dm_wr_addr", "dma_start", "dma_done"])
+    t0, t1 = w.first_rise("dma_start"), w.first_rise("dma_done")
+    be = {}
+    for c in range(g.cycle_at(t0), g.cycle_at(t1) + 1):
+        t = g.time_of(c)
+        if w.at("dm_wr_en", t):
+            v = w.at("dm_wr_be", t)
+            be[v] = be.get(v, 0) + 1
+    f["01.un_full"] = g.grp(be.get(15, 0))
+    f["01.un_partial"] = str(sum(n for v, n in be.items() if v != 15))
+    f["01.un_be"] = ", ".join(f"{n} × `{v:04b}`" for v, n in sorted(be.items()) if v != 15)
+    f["01.un_words"] = g.grp(sum(be.values()))
+    del al
+    # Lesson 02.
+    r = kv(ctx.run("probe_cuda_ro", ["tests/lessons/lesson_probe_cuda", "read_only"]))
+    f["02.ro_htod"] = r["htod_into_read_only"]
+    f["02.ro_dtoh"] = r["dtoh_from_read_only"]
+    rt = ctx.run("probe_cuda_ro_trace", ["tests/lessons/lesson_probe_cuda", "read_only"], trace=True)
+    i = g.find(rt.err_lines, r"^\[cuda\] cuMemSetAccess$")
+    f["02.ro_fill"] = g.grab(rt.err_lines[g.find(rt.err_lines, r"PTE_FILL", i)], r"(PTE_FILL .*)")
+    o = kv(ctx.run("probe_cuda_out", ["tests/lessons/lesson_probe_cuda", "out_unmapped"]))
+    f["02.out_launch"] = o["launch"]
+    f["02.out_sync"] = o["synchronize"]
+    f["02.out_later"] = o["later_memcpy"]
+    ot = ctx.run("probe_cuda_out_trace", ["tests/lessons/lesson_probe_cuda", "out_unmapped"], trace=True)
+    f["02.out_fault"] = re.sub(r"\s+", " ", g.grab(ot.err, r"(mmu: FAULT\s+asid\s+\d+ va 0x[0-9a-f]+ \w+ on \w+)"))
+    s16 = kv(ctx.run("probe_cuda_16", ["tests/lessons/lesson_probe_cuda", "sixteen"]))
+    f["02.16_map_rt"] = s16["map_round_trips"]
+    f["02.16_acc_rt"] = s16["setaccess_round_trips"]
+    st = ctx.run("probe_cuda_16_trace", ["tests/lessons/lesson_probe_cuda", "sixteen"], trace=True)
+    i = g.find(st.err_lines, r"^\[cuda\] cuMemMap$")
+    j = g.find(st.err_lines, r"cuMemMap ->", i)
+    fills = [l for l in st.err_lines[i:j] if "PTE_FILL" in l]
+    f["02.16_fills"] = str(len(fills))
+    f["02.16_count"] = g.grab(fills[0], r"count (\d+)")
+    # Lesson 03.
+    wm = kv(ctx.run("probe_cl_write", ["tests/lessons/lesson_probe_cl", "write_map"]))
+    f["03.write_map_cycles"] = g.grp(wm["write_map_cycles"])
+    wmt = ctx.run("probe_cl_write_trace", ["tests/lessons/lesson_probe_cl", "write_map"], trace=True)
+    m = g.find(wmt.err_lines, r"\[opencl\] map .*flags 0x2")
+    f["03.write_map_line"] = wmt.err_lines[m].split("] ", 1)[1]
+    f["03.write_map_copy"] = g.grab(wmt.err_lines[g.find(wmt.err_lines, r"DMA_COPY", m)], r"(DMA_COPY\s+va 0x[0-9a-f]+ -> va 0x[0-9a-f]+)").replace("   ", " ")
+    ia = kv(ctx.run("probe_cl_dst", ["tests/lessons/lesson_probe_cl", "in_as_dst"]))
+    f["03.dst_status"] = g.grab(ia["event_status"], r"\((\w+)\)")
+    f["03.dst_unchanged"] = ia["array_unchanged"]
+    iat = ctx.run("probe_cl_dst_trace", ["tests/lessons/lesson_probe_cl", "in_as_dst"], trace=True)
+    f["03.dst_fault"] = g.grab(iat.err, r"mmu: FAULT\s+asid\s+\d+ va (0x[0-9a-f]+ \w+ on \w+)")
+    # Lesson 05.
+    for n in (14, 15):
+        o = ctx.run(f"stale_touch{n}", ["tests/lessons/lesson_stale_tlb", "--touch", str(n)]).out
+        f[f"05.touch{n}"] = g.grab(o, r"after touching \d+ other pages: (read 0x[0-9a-f]+ \(\d+ TLB miss)") + "es)"
+    # Lesson 06.
+    o = ctx.run("grow_by_one", ["tests/lessons/lesson_grow_buffer", "--by-one"]).out
+    m = re.search(r"total over (\d+) steps: alloc\+copy (\d+) cycles, in place (\d+) cycles", o)
+    if not m:
+        raise g.GenError("ans: lesson_grow_buffer --by-one printed no total")
+    f["06.steps"], f["06.copy"], f["06.inpl"] = m.group(1), g.grp(m.group(2)), g.grp(m.group(3))
+    f["06.ratio"] = f"{int(m.group(2)) / int(m.group(3)):.0f}"
+    # Lesson 07.
+    for v in ("start-unmapped", "ro-page1", "no-clear"):
+        o = ctx.run(f"faults_{v}", ["tests/lessons/lesson_faults", "--" + v]).out
+        key = "07." + v.replace("-", "_")
+        f[key + ".fault"] = g.grab(o, r"faulted: (\w+ on \w+ of VA 0x[0-9a-f]+)")
+        f[key + ".page1"] = g.grab(o, r"memory: page 1 first word (0x[0-9a-f]+)")
+        if v == "no-clear":
+            f[key + ".again"] = g.grab(o, r"not cleared: the same fill again -> (\w+)")
+            f[key + ".destroy"] = g.grab(o, r"vmgpu_ctx_destroy -> (\w+)")
+    return f
+
+
+# ------------------------------------------------------------------- lessons 05, 06, 07
+
+
+@provides("l05")
+def lesson05(ctx):
+    exe = ["tests/lessons/lesson_stale_tlb"]
+    r = ctx.run("stale_plain", exe)
+    t = ctx.run("stale_trace", exe, trace=True)
+    L = t.err_lines
+    f = {}
+    f["out"] = g.block([l for l in r.out_lines if not l.startswith("lesson_stale_tlb:")])
+    i = g.find(L, r"\(no TLB_INV\)")
+    blk, _ = g.pick(L, [r"\(no TLB_INV\)", r"pte\s+va", r"PTE_FILL", r"FENCE", r"DMA_COPY", r"FENCE"], start=i,
+                    what="l05 remap without invalidation")
+    f["trace.noinv"] = g.block(blk)
+    nxt = L[g.find(L, r"FENCE", g.find(L, r"DMA_COPY", i)) + 1]
+    if "TLB_FILL" in nxt and "0x00010000" in nxt:
+        raise g.GenError("l05: the copy after the remap without TLB_INV walked (no stale entry)")
+    j = g.find(L, r"\] map\(asid \d+, va 0x00010000, size 0x1000\) -> pa 0x00140000 R-$", i + 1)
+    blk, _ = g.pick(L, [r"\] map\(", r"pte\s+va", r"PTE_FILL", r"TLB_INV", r"FENCE", r"INVALIDATE", r"DMA_COPY",
+                        r"FENCE", r"TLB_FILL"], start=j, what="l05 remap with invalidation")
+    f["trace.inv"] = g.block(blk)
+    k = g.find(L, r"PTE_FILL .* count 1 value 0x00000000")
+    blk, _ = g.pick(L, [r"PTE_FILL .* value 0x00000000", r"FENCE", r"DMA_COPY", r"FENCE", r"TLB_INV", r"FENCE",
+                        r"INVALIDATE", r"DMA_COPY", r"FENCE", r"mmu: FAULT"], start=k, what="l05 unmap")
+    f["trace.unmap"] = g.block(blk)
+    o = r.out
+    f["pte_pa"] = g.grab(o, r"the PTE is at pa (0x[0-9a-f]+)")
+    f["stale_read"] = g.grab(o, r"remapped without TLB_INV: .*read: (0x[0-9a-f]+)")
+    f["stale_misses"] = g.grab(o, r"remapped without TLB_INV: .*\((\d+) TLB misses")
+    f["evict_read"] = g.grab(o, r"after touching (\d+) other pages: read (0x[0-9a-f]+)", group=2)
+    f["touched"] = g.grab(o, r"after touching (\d+) other pages")
+    f["unmap_read"] = g.grab(o, r"PTE zeroed without TLB_INV: .*read: (0x[0-9a-f]+)")
+    f["unmap_status"] = g.grab(o, r"PTE zeroed without TLB_INV: .*read: 0x[0-9a-f]+, (\w+)")
+    f["unmap_fault"] = g.grab(o, r"after the TLB_INV: \w+: .*faulted: (\w+ on \w+)")
+    f["order_inv"] = g.grab(o, r"copy, remap to new with TLB_INV, copy, one submit: (first copy 0x[0-9a-f]+, second 0x[0-9a-f]+)")
+    f["order_noinv"] = g.grab(o, r"copy, remap back to old without TLB_INV, copy, one submit: (first copy 0x[0-9a-f]+, second 0x[0-9a-f]+)")
+    return f
+
+
+@provides("l06")
+def lesson06(ctx):
+    exe = ["tests/lessons/lesson_grow_buffer"]
+    r = ctx.run("grow_plain", exe)
+    t = ctx.run("grow_trace", exe, trace=True)
+    f = {"out": g.block([l for l in r.out_lines if not l.startswith("lesson_grow_buffer:")])}
+    o = r.out
+    copy = [int(x) for x in re.findall(r"step alloc\+copy .*?: (\d+) cycles", o)]
+    inpl = [int(x) for x in re.findall(r"step in place .*?: (\d+) cycles", o)]
+    if len(copy) != 3 or len(inpl) != 3:
+        raise g.GenError("l06: expected three steps of each kind")
+    for k in range(3):
+        f[f"copy{k}"] = g.grp(copy[k])
+        f[f"inpl{k}"] = g.grp(inpl[k])
+    f["copy_rt"] = g.grab(o, r"step alloc\+copy .*?(\d+) link round trips")
+    f["inpl_rt"] = g.grab(o, r"step in place .*?(\d+) link round trips")
+    f["copy_total"] = g.grp(sum(copy))
+    f["inpl_total"] = g.grp(sum(inpl))
+    f["ratio"] = f"{sum(copy) / sum(inpl):.0f}"
+    f["per_kib"] = f"{(copy[2] - copy[1]) / 128:.0f}"
+    f["inpl_growth"] = str(inpl[2] - inpl[0])
+    L = t.err_lines
+    i = g.find(L, r"\] map\(asid 1, va 0x10050000, size 0x10000\)")
+    c = max(x for x in range(i) if L[x] == "[cuda] cuMemCreate")
+    blk, _ = g.pick(L, [r"\[cuda\] cuMemCreate$", r"phys_alloc", r"cuMemCreate ->", r"\[cuda\] cuMemMap$", r"\] map\(",
+                        r"pte\s+va", r"PTE_FILL", r"TLB_INV", r"FENCE", r"cuMemMap ->", r"\[cuda\] cuMemSetAccess$",
+                        r"protect\(", r"PTE_FILL", r"TLB_INV", r"FENCE", r"cuMemSetAccess ->"], start=c,
+                    what="l06 one step in place")
+    f["trace.inplace"] = g.block([l for l in blk if "INVALIDATE" not in l])
+    a = g.find(L, r"^\[cuda\] cuMemcpyDtoD$")
+    a0 = max(x for x in range(a) if L[x] == "[cuda] cuMemAlloc")
+    blk, _ = g.pick(L, [r"\[cuda\] cuMemAlloc$", r"phys_alloc", r"va_reserve", r"\] map\(", r"PTE_FILL", r"TLB_INV",
+                        r"cuMemAlloc ->", r"\[cuda\] cuMemcpyDtoD$", r"DMA_COPY", r"cuMemcpyDtoD ->",
+                        r"\[cuda\] cuMemFree$", r"unmap\(", r"PTE_FILL", r"TLB_INV", r"cuMemFree ->"], start=a0,
+                    what="l06 one step by copy")
+    f["trace.copy"] = g.block(blk)
+    f["map_fill"] = g.grab(f["trace.inplace"], r"PTE_FILL\s+(pa 0x[0-9a-f]+ count \d+ value 0x[0-9a-f]+)")
+    return f
+
+
+@provides("l07")
+def lesson07(ctx):
+    exe = ["tests/lessons/lesson_faults"]
+    r = ctx.run("faults_plain", exe)
+    t = ctx.run("faults_trace", exe, trace=True)
+    f = {"out": g.block([l for l in r.out_lines if not l.startswith("lesson_faults:")])}
+    L = t.err_lines
+    i = g.find(L, r"DMA_FILL")
+    blk, _ = g.pick(L, [r"BIND_CTX", r"DMA_FILL", r"DMA_FILL", r"DMA_FILL", r"FENCE", r"TLB_FILL", r"TLB_FILL",
+                        r"mmu: FAULT", r"fault: ring"], start=i - 1, what="l07 the fault")
+    f["trace.fault"] = g.block(blk)
+    o = r.out
+    f["fault_va"] = g.grab(o, r"faulted: \w+ on \w+ of VA (0x[0-9a-f]+)")
+    f["fault_reason"] = g.grab(o, r"faulted: (\w+) on")
+    f["fault_off"] = g.grab(o, r"command at offset (0x[0-9a-f]+)")
+    f["a_status"] = g.grab(o, r"^A: status (\w+)")
+    f["b_result"] = g.grab(o, r"^B: a fill on ring 1 -> (\w+)")
     return f
