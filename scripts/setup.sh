@@ -22,6 +22,9 @@ tools=(
 # opinion the OpenCL tests are compared with.
 # libftdi1-dev: the ftdi backend (VMGPU_DEVICE=ftdi) talks to the ULX3S's FT231X through libftdi1.
 libs=(zlib1g-dev ocl-icd-opencl-dev opencl-headers clinfo pocl-opencl-icd libftdi1-dev)
+# libasan8, libubsan1: the runtimes of the sanitizer configuration (scripts/test.sh builds it
+# with -DVMGPU_SANITIZE=ON; g++ usually brings them already).
+libs+=(libasan8 libubsan1)
 
 missing=()
 for entry in "${tools[@]}"; do

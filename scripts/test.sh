@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sets up the machine, builds everything and runs every test. The exit status is ctest's.
+# Sets up the machine, builds everything and runs every test. The exit status is ctest's
+# (nonzero when either run below fails).
 # VMGPU_BUILD_DIR picks another build directory (default: build/ in the repository).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,4 +13,16 @@ scripts/setup.sh
 # misses 50 MHz. VMGPU_BITSTREAM_PARTS="25F" (say) builds fewer.
 cmake -S . -B "$build" -DVMGPU_BITSTREAM_TESTS=ON -DVMGPU_BITSTREAM_PARTS="${VMGPU_BITSTREAM_PARTS:-85F;25F}"
 cmake --build "$build" -j"$(nproc)"
-ctest --test-dir "$build" --output-on-failure -j2
+status=0
+ctest --test-dir "$build" --output-on-failure -j2 || status=$?
+# The sanitizer configuration (cmake/sanitize.cmake): the driver, the tests and the model built
+# with ASan + UBSan in a second directory, only what the tests labelled `sanitize` need (the
+# suites' subset in tests/sanitize/CMakeLists.txt and the fuzzers), then those tests. A few
+# minutes; VMGPU_SANITIZE=0 skips it, VMGPU_SANITIZE_BUILD_DIR picks the directory.
+if [ "${VMGPU_SANITIZE:-1}" != 0 ]; then
+  san=${VMGPU_SANITIZE_BUILD_DIR:-build-sanitize}
+  cmake -S . -B "$san" -DVMGPU_SANITIZE=ON -DVMGPU_BITSTREAM_TESTS=OFF
+  cmake --build "$san" --target vmgpu_sanitize_tests -j"$(nproc)"
+  ctest --test-dir "$san" -L sanitize --output-on-failure -j2 || status=$?
+fi
+exit "$status"

@@ -1,5 +1,6 @@
-// Fuzzer: random and corrupted frames into the RTL bridge (ulx3s_top: UART, bridge, vmgpu_top,
-// driven through its UART pins, as tests/board does).
+// Fuzzer: random and corrupted frames into the RTL bridge (board/ulx3s/uart_bridge.v in front of
+// vmgpu_top, tests/fuzz/bridge_fuzz_top.v), driven through its UART pins by tests/board's host
+// side.
 //
 // Each iteration does one of: a valid SCRATCH write or memory burst (the model follows); a
 // request frame damaged on the way (1 to 3 flipped bits anywhere after SOF, a cut followed by a
@@ -14,7 +15,7 @@
 //   - the bridge never hangs: the next valid request is answered within its retries;
 //   - SCRATCH and the device memory region always hold what the valid requests wrote.
 // `fuzz_bridge <seed> <iterations> <seconds>`; the model is built with 8 clocks per bit and a
-// 2000-cycle gap time-out (tests/fuzz/CMakeLists.txt).
+// 2000-cycle gap time-out (tests/fuzz/CMakeLists.txt), 64 KiB of block RAM.
 #include <algorithm>
 
 #include "fuzz_common.h"
