@@ -69,6 +69,17 @@ module mmu #(
   output wire [7:0]  evt_asid_o,
   output wire [31:0] evt_va_o,
   output wire [31:0] evt_pte_o
+`ifdef FORMAL
+  ,
+  // Formal only: the state behind the outputs, for the REQ_REG miter
+  // (tests/formal/mmu_reqreg_miter.v), which compares two MMUs state by state.
+  output wire [TLB_ENTRIES-1:0]    f_tlb_valid_o,
+  output wire [2*$clog2(TLB_ENTRIES)-1:0] f_tlb_ptrs_o,
+  output wire [TLB_ENTRIES*51-1:0] f_tlb_entries_o,
+  output wire [45:0]               f_walk_state_o,
+  output wire [42:0]               f_req_o,   // {stage_v, port, va, write, asid}
+  output wire [74:0]               f_inv_o    // {pending, mode, asid, va, size}
+`endif
 );
   `include "vmgpu_regs.vh"
 
@@ -165,7 +176,10 @@ module mmu #(
     .f_vpn_o      (f_tlb_vpn),
     .f_present_o  (f_tlb_present),
     .f_data_o     (f_tlb_data),
-    .f_fill_dup_o (f_tlb_fill_dup)
+    .f_fill_dup_o (f_tlb_fill_dup),
+    .f_valid_o    (f_tlb_valid_o),
+    .f_ptrs_o     (f_tlb_ptrs_o),
+    .f_entries_o  (f_tlb_entries_o)
 `endif
   );
 
@@ -198,7 +212,8 @@ module mmu #(
     .f_pte_phase_o (f_walk_pte_phase),
     .f_cycles_o    (f_walk_cycles),
     .f_rd_out_o    (f_walk_rd_out),
-    .f_wait_o      (f_walk_wait)
+    .f_wait_o      (f_walk_wait),
+    .f_state_o     (f_walk_state_o)
 `endif
   );
 
@@ -391,6 +406,9 @@ module mmu #(
   reg f_past_valid = 1'b0;
   always @(posedge clk_i) f_past_valid <= 1'b1;
   always @(*) if (!f_past_valid) `MMU_ASSUME(!rst_ni);
+
+  assign f_req_o = {stage_v_q, req_port_q, req_va_q, req_write_q, req_asid_q};
+  assign f_inv_o = {inv_pending_q, inv_mode_q, inv_asid_q, inv_va_q, inv_size_q};
 
   // Requests in flight: accepted, not yet answered. One at a time.
   reg        f_busy = 1'b0;

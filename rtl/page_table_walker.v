@@ -35,7 +35,8 @@ module page_table_walker #(
   output wire        f_pte_phase_o,  // the PDE was read and passed; the PTE is next
   output wire [4:0]  f_cycles_o,     // cycles since the walk started
   output wire        f_rd_out_o,     // a page-table read is outstanding
-  output wire [3:0]  f_wait_o        // cycles the current read has waited
+  output wire [3:0]  f_wait_o,       // cycles the current read has waited
+  output wire [45:0] f_state_o       // {state, addr, table index, write}, for the REQ_REG miter
 `endif
 );
   `include "vmgpu_regs.vh"
@@ -227,6 +228,7 @@ module page_table_walker #(
   assign f_cycles_o = f_cycles;
   assign f_rd_out_o = f_rd_out;
   assign f_wait_o = f_wait;
+  assign f_state_o = {state_q, addr_q, pt_index_q, write_q};
 
   // The translation rules of docs/formats.md, in their order, written from the document:
   // the PDE's V, the PDE's frame inside device memory, the PTE's V, R for a read, W for a

@@ -48,7 +48,11 @@ module tlb #(
   output wire [19:0]        f_vpn_o,
   output wire               f_present_o,
   output wire [22:0]        f_data_o,       // {pfn, host, w, r}
-  output wire [ENTRIES-1:0] f_fill_dup_o    // valid entries holding the key at the fill port
+  output wire [ENTRIES-1:0] f_fill_dup_o,   // valid entries holding the key at the fill port
+  // Formal only: the whole table, for the REQ_REG miter (tests/formal/mmu_reqreg_miter.v).
+  output wire [ENTRIES-1:0]    f_valid_o,
+  output wire [2*PTR_W-1:0]    f_ptrs_o,    // {victim, scan}
+  output wire [ENTRIES*51-1:0] f_entries_o  // entry k at [51*k +: 51]: {asid, vpn, data}
 `endif
 );
   `include "vmgpu_regs.vh"
@@ -249,6 +253,13 @@ module tlb #(
   assign f_present_o = f_present;
   assign f_data_o = f_data;
   assign f_fill_dup_o = f_fill_dup;
+  assign f_valid_o = valid_q;
+  assign f_ptrs_o = {victim_q, scan_q};
+  generate
+    for (fk = 0; fk < ENTRIES; fk = fk + 1) begin : g_f_entries
+      assign f_entries_o[51*fk +: 51] = {asid_q[fk], vpn_q[fk], data_q[fk]};
+    end
+  endgenerate
   wire f_scanning = f_inv_held || (inv_i && inv_range);  // a range invalidation is under way
   always @(*) if (f_past_valid && rst_ni) begin
     if (f_present) begin
