@@ -146,6 +146,15 @@ def lesson01(ctx):
     tf = w.first_rise("tr0_rsp_fault", t_f)
     f["t_fault"] = g.grp(tf)
     f["fault_reason"] = str(w.at("tr0_rsp_reason", tf))
+    import wave_svg
+    f["files"] = {"docs/lessons/01-dma-through-mmu/waves.svg": wave_svg.render(
+        ctx.tool("vmgpu-fst-dump"), wv.fst, t0, 18,
+        ["dma_start", "tr0_req_valid", "tr0_req_write", "tr0_req_va", "stat_miss",
+         "u_mmu.u_walker.pt_rd_valid_o=pt_rd_valid_o", "u_mmu.u_walker.pt_rd_addr_o=pt_rd_addr_o",
+         "u_mmu.u_walker.pt_rsp_valid_i=pt_rsp_valid_i", "u_mmu.u_walker.pt_rsp_data_i=pt_rsp_data_i",
+         "tr0_rsp_valid", "tr0_rsp_pa", "u_mmu.u_tlb.valid_q=tlb valid_q", "dm_rd_en", "dm_rd_addr", "dm_wr_en",
+         "dm_wr_addr"],
+        [(t0, "A dma_start"), (req2, "B")], "Lesson 01: the first 18 cycles of the DMA copy (from marker A)")}
     f["gtkw"] = {
         "header": ["vmgpu lesson 01: one DMA copy through the MMU",
                    "Open with: gtkwave /tmp/lesson01.fst docs/lessons/01-dma-through-mmu/view.gtkw",
@@ -427,6 +436,15 @@ def lesson02(ctx):
     f["unmap_dropped"] = str(popcount(v_before) - popcount(v_after))
     f["unmap_kept"] = str(popcount(v_after))
     f["unmap_inv_cycles"] = str(cyc(tF_done) - cyc(tF))
+    import wave_svg
+    f["files"] = {"docs/lessons/02-cumemmap-all-the-way-down/waves.svg": wave_svg.render(
+        ctx.tool("vmgpu-fst-dump"), wv.fst, tC, 16,
+        ["dma_start", "tr0_req_valid", "tr0_req_write", "tr0_req_va", "stat_miss",
+         "u_mmu.u_walker.pt_rd_addr_o=pt_rd_addr_o", "u_mmu.u_walker.pt_rsp_valid_i=pt_rsp_valid_i",
+         "u_mmu.u_walker.pt_rsp_data_i=pt_rsp_data_i", "u_mmu.fill=tlb fill", "tr0_rsp_valid", "tr0_rsp_host",
+         "tr0_rsp_pa", "u_mmu.u_tlb.valid_q=tlb valid_q"],
+        [(tC, "C dma_start"), (dst["reads"][1][0], "D PTE read")],
+        "Lesson 02: the first cuMemcpyHtoD walks the tables; D reads the PTE cuMemMap wrote")}
     marks = [wA, wB, tC, dst["reads"][1][0], tE, tF]
     f["gtkw"] = {
         "header": ["vmgpu lesson 02: what cuMemMap does, all the way down",
