@@ -109,7 +109,8 @@ cl_int CL_API_CALL vcl_GetImageInfo(cl_mem m, cl_image_info p, size_t s, void *v
     case CL_IMAGE_SLICE_PITCH: rc = vcl_info_out(&m->slice_pitch, sizeof m->slice_pitch, s, v, r); break;
     case CL_IMAGE_WIDTH: rc = vcl_info_out(&m->width, sizeof m->width, s, v, r); break;
     case CL_IMAGE_HEIGHT:  /* 0 for the 1D types (a 1D array keeps its layers as rows) */
-        z = (m->type == CL_MEM_OBJECT_IMAGE1D || m->type == CL_MEM_OBJECT_IMAGE1D_ARRAY) ? 0 : m->height;
+        z = (m->type == CL_MEM_OBJECT_IMAGE1D || m->type == CL_MEM_OBJECT_IMAGE1D_ARRAY ||
+             m->type == CL_MEM_OBJECT_IMAGE1D_BUFFER) ? 0 : m->height;
         rc = vcl_info_out(&z, sizeof z, s, v, r);
         break;
     case CL_IMAGE_DEPTH:

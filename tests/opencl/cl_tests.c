@@ -1880,6 +1880,12 @@ static void t_cts_findings(void)
     OK(clGetImageInfo(ib, CL_IMAGE_BUFFER, sizeof got_b, &got_b, NULL));
     OK(clGetMemObjectInfo(ib, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof assoc, &assoc, NULL));
     CHECK(got_b == bb && assoc == bb);
+    size_t ih = 7, iw = 0, ia = 7, idp = 7;  /* a 1D type: height, depth, array size 0 (CTS clGetInfo) */
+    OK(clGetImageInfo(ib, CL_IMAGE_WIDTH, sizeof iw, &iw, NULL));
+    OK(clGetImageInfo(ib, CL_IMAGE_HEIGHT, sizeof ih, &ih, NULL));
+    OK(clGetImageInfo(ib, CL_IMAGE_DEPTH, sizeof idp, &idp, NULL));
+    OK(clGetImageInfo(ib, CL_IMAGE_ARRAY_SIZE, sizeof ia, &ia, NULL));
+    CHECK(iw == 64 && ih == 0 && idp == 0 && ia == 0);
     cl_mem_flags fl = 0;
     OK(clGetMemObjectInfo(ib, CL_MEM_FLAGS, sizeof fl, &fl, NULL));
     CHECK(fl & CL_MEM_READ_WRITE);  /* inherited */
