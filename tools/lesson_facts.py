@@ -52,6 +52,9 @@ def bench(ctx):
     out["cuda_map_granules_series"] = (f"the same {cuda[0]} for 1, 2, 4, ... 256 granules" if len(cuda) == 1
                                        else "from " + " to ".join(map(str, cuda)) + " over 1 to 256 granules")
     out["cl_map_copy_cycles_g"] = g.grp(f["cl_map_copy_cycles"])
+    cl_keys = ["cl_map_zero_copy_cycles", "cl_map_zero_copy_link_round_trips", "cl_unmap_zero_copy_link_round_trips",
+               "cl_map_copy_cycles", "cl_map_link_round_trips", "cl_unmap_link_round_trips"]
+    out["cl_block"] = g.block([l for l in r.out_lines if l.split()[0] in cl_keys])
     return out
 
 

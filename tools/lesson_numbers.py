@@ -383,9 +383,10 @@ def main():
     ctx = Ctx(a.build, a.verbose)
     stale = []
     try:
-        new_texts = {}
+        new_texts, orig_texts = {}, {}
         for p in files:
             text = open(p).read()
+            orig_texts[p] = text
             new = (render_gtkw if p.endswith(".gtkw") else render_md)(ctx, text, only, stale, p)
             new_texts[p] = new
         extra = {}
@@ -407,6 +408,7 @@ def main():
     finally:
         pass
     ctx.close()
+    ctx_done = ctx  # its facts stay available (no new runs are needed to re-render)
     if a.check:
         for path, name, old, new in stale:
             print(f"STALE {os.path.relpath(path, ROOT)}: {name}")
@@ -417,14 +419,25 @@ def main():
         print(f"lesson_numbers: {len(stale)} stale of {n_regions} regions "
               f"(+ views and pictures) in {len(files)} files")
         return 1 if stale else 0
-    for p, new in list(new_texts.items()) + list(extra.items()):
+    # Write only what changed, and apply the change to the file as it is *now*: others may edit
+    # the same pages while the runs take their minutes, and their edits must survive.
+    changed = {p for p, _, _, _ in stale}
+    for p, new in new_texts.items():
+        if p not in changed or new == orig_texts[p]:
+            continue
+        now = open(p).read()
+        if now != orig_texts[p]:
+            again = []
+            new = (render_gtkw if p.endswith(".gtkw") else render_md)(ctx_done, now, only, again, p)
+        with open(p, "w") as f:
+            f.write(new)
+        print(f"wrote {os.path.relpath(p, ROOT)}")
+    for p, new in extra.items():
         binary = isinstance(new, bytes)
-        old = open(p, "rb" if binary else "r").read() if os.path.exists(p) else None
-        if old != new:
-            os.makedirs(os.path.dirname(p), exist_ok=True)
-            with open(p, "wb" if binary else "w") as f:
-                f.write(new)
-            print(f"wrote {os.path.relpath(p, ROOT)}")
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "wb" if binary else "w") as f:
+            f.write(new)
+        print(f"wrote {os.path.relpath(p, ROOT)}")
     print(f"lesson_numbers: {len(stale)} regions regenerated")
     return 0
 
