@@ -1029,3 +1029,9 @@ def lesson07(ctx):
     f["a_status"] = g.grab(o, r"^A: status (\w+)")
     f["b_result"] = g.grab(o, r"^B: a fill on ring 1 -> (\w+)")
     return f
+
+
+@provides("quiz")
+def quiz(ctx):
+    r = ctx.run("quiz_sample", ["tools/vmgpu-quiz", "--seed", "4", "--count", "2", "--answers"])
+    return {"sample": g.block(["$ vmgpu-quiz --seed 4 --count 2 --answers"] + r.out_lines)}
