@@ -407,4 +407,172 @@ module mem_fabric #(
       end
     end
   end
+`ifdef FORMAL
+  // Properties (tests/formal/mem_fabric.sby, docs/formal.md). The masters', the device memory's
+  // and the host port's promises are assumed when the fabric is proven alone (FORMAL_FABRIC).
+`ifdef FORMAL_FABRIC
+`define FABRIC_ASSUME assume
+`else
+`define FABRIC_ASSUME assert
+`endif
+  localparam integer F_LAT = 3;  // memory and host port: ready, and an answer, within 3 cycles
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) if (!f_past_valid) `FABRIC_ASSUME(!rst_ni);
+
+  // What a memory answers for a word address: the address, tagged with the target, so that an
+  // answer names the read it belongs to.
+  function automatic [31:0] f_dev_word(input [AW-1:0] a);
+    f_dev_word = {2'b01, {(30 - AW){1'b0}}, a};
+  endfunction
+  function automatic [31:0] f_host_word(input [31:0] a);
+    f_host_word = {2'b10, a[31:2]};
+  endfunction
+
+  // Addresses inside the first 256 bytes (device memory and host alike): the answers' routing
+  // and order do not depend on the address, and the bounded check reaches its depth in time.
+  always @(*) if (f_past_valid && rst_ni) begin
+    `FABRIC_ASSUME((m_rd_addr_i & {NM{32'hFFFF_FF00}}) == {NM*32{1'b0}});
+    `FABRIC_ASSUME((m_wr_addr_i & {NM{32'hFFFF_FF00}}) == {NM*32{1'b0}});
+  end
+
+  // Masters hold a request and its payload until it is taken.
+  genvar fm;
+  generate
+    for (fm = 0; fm < NM; fm = fm + 1) begin : g_f_master
+      always @(posedge clk_i) if (f_past_valid && rst_ni && $past(rst_ni)) begin
+        if ($past(m_rd_valid_i[fm] && !m_rd_ready_o[fm]))
+          `FABRIC_ASSUME(m_rd_valid_i[fm] && $stable(m_rd_addr_i[32*fm +: 32]) && $stable(m_rd_host_i[fm]));
+        if ($past(m_wr_valid_i[fm] && !m_wr_ready_o[fm]))
+          `FABRIC_ASSUME(m_wr_valid_i[fm] && $stable(m_wr_addr_i[32*fm +: 32]) && $stable(m_wr_host_i[fm]) &&
+                         $stable(m_wr_data_i[32*fm +: 32]) && $stable(m_wr_be_i[4*fm +: 4]));
+      end
+    end
+  endgenerate
+
+  // Device memory: block RAM answers the read of the cycle before; a handshake memory answers
+  // the reads it took in order, each within F_LAT cycles, and takes a request within F_LAT.
+  localparam integer F_QN = 4;  // reads a modelled memory can hold (>= the fabric's limits)
+  reg [AW-1:0] f_dm_last;
+  reg [AW-1:0] f_dq [0:F_QN-1];
+  reg [2:0]    f_dq_n = 3'd0;
+  reg [2:0]    f_dq_age, f_dm_wait;
+  wire         f_dm_take = HS && dm_rd_en_o && dm_rd_rdy;
+  wire         f_dm_pop  = HS && dm_rsp_valid_i;
+  integer f_i1, f_i2, f_i3;  // one loop index per process
+  always @(posedge clk_i) begin
+    f_dm_last <= dm_rd_addr_o;
+    if (!rst_ni) begin
+      f_dq_n <= 3'd0;
+      f_dq_age <= 3'd0;
+      f_dm_wait <= 3'd0;
+    end else begin
+      if (f_dm_pop) for (f_i1 = 0; f_i1 < F_QN - 1; f_i1 = f_i1 + 1) f_dq[f_i1] <= f_dq[f_i1 + 1];
+      if (f_dm_take) f_dq[f_dq_n - {2'b00, f_dm_pop}] <= dm_rd_addr_o;
+      f_dq_n <= f_dq_n + {2'b00, f_dm_take} - {2'b00, f_dm_pop};
+      f_dq_age <= (f_dm_pop || f_dq_n == 3'd0) ? 3'd0 : f_dq_age + 3'd1;
+      f_dm_wait <= ((dm_rd_en_o && !dm_rd_rdy) || (dm_wr_en_o && !dm_wr_rdy)) ? f_dm_wait + 3'd1 : 3'd0;
+    end
+  end
+  always @(*) if (f_past_valid && rst_ni) begin
+    if (!HS) `FABRIC_ASSUME(dm_rd_data_i == f_dev_word(f_dm_last));
+    if (HS && dm_rsp_valid_i) `FABRIC_ASSUME(f_dq_n != 3'd0 && dm_rd_data_i == f_dev_word(f_dq[0]));
+    if (HS && f_dq_n != 3'd0 && f_dq_age >= F_LAT - 1) `FABRIC_ASSUME(dm_rsp_valid_i);
+    if (HS && f_dm_wait >= F_LAT - 1) `FABRIC_ASSUME(dm_rd_ready_i && dm_wr_ready_i);
+    assert(f_dq_n <= F_QN);
+  end
+
+  // Host port: reads answered in order, each within F_LAT cycles; a request taken within F_LAT.
+  reg [31:0] f_hq [0:F_QN-1];
+  reg [2:0]  f_hq_n = 3'd0;
+  reg [2:0]  f_hq_age, f_h_wait;
+  wire       f_h_take = host_req_valid_o && host_req_ready_i && !host_req_we_o;
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      f_hq_n <= 3'd0;
+      f_hq_age <= 3'd0;
+      f_h_wait <= 3'd0;
+    end else begin
+      if (host_rsp_valid_i) for (f_i2 = 0; f_i2 < F_QN - 1; f_i2 = f_i2 + 1) f_hq[f_i2] <= f_hq[f_i2 + 1];
+      if (f_h_take) f_hq[f_hq_n - {2'b00, host_rsp_valid_i}] <= host_req_addr_o;
+      f_hq_n <= f_hq_n + {2'b00, f_h_take} - {2'b00, host_rsp_valid_i};
+      f_hq_age <= (host_rsp_valid_i || f_hq_n == 3'd0) ? 3'd0 : f_hq_age + 3'd1;
+      f_h_wait <= (host_req_valid_o && !host_req_ready_i) ? f_h_wait + 3'd1 : 3'd0;
+    end
+  end
+  always @(*) if (f_past_valid && rst_ni) begin
+    if (host_rsp_valid_i) `FABRIC_ASSUME(f_hq_n != 3'd0 && host_rsp_data_i == f_host_word(f_hq[0]));
+    if (f_hq_n != 3'd0 && f_hq_age >= F_LAT - 1) `FABRIC_ASSUME(host_rsp_valid_i);
+    if (f_h_wait >= F_LAT - 1) `FABRIC_ASSUME(host_req_ready_i);
+    assert(f_hq_n <= F_QN);
+  end
+
+  // One master, f_m, chosen freely: the answers it gets are exactly the answers to its reads,
+  // in the order it made them: none lost (each within a bound), none twice, none of another
+  // master's. f_q holds what it is owed, oldest first.
+  (* anyconst *) reg [MW-1:0] f_m;
+  always @(*) `FABRIC_ASSUME(f_m < NM);
+  localparam integer F_MN = 6;
+  reg [31:0] f_q [0:F_MN-1];
+  reg [2:0]  f_n = 3'd0;
+  reg [4:0]  f_age, f_rd_wait, f_wr_wait;
+  wire       f_rd_go  = m_rd_valid_i[f_m] && m_rd_ready_o[f_m];
+  wire       f_rsp    = m_rsp_valid_o[f_m];
+  wire [31:0] f_rd_a  = m_rd_addr_i[32*f_m +: 32];
+  wire [31:0] f_owed  = m_rd_host_i[f_m] ? f_host_word({f_rd_a[31:2], 2'b00}) : f_dev_word(f_rd_a[2 +: AW]);
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      f_n <= 3'd0;
+      f_age <= 5'd0;
+      f_rd_wait <= 5'd0;
+      f_wr_wait <= 5'd0;
+    end else begin
+      if (f_rsp) for (f_i3 = 0; f_i3 < F_MN - 1; f_i3 = f_i3 + 1) f_q[f_i3] <= f_q[f_i3 + 1];
+      if (f_rd_go) f_q[f_n - {2'b00, f_rsp}] <= f_owed;
+      f_n <= f_n + {2'b00, f_rd_go} - {2'b00, f_rsp};
+      f_age <= (f_rsp || f_n == 3'd0) ? 5'd0 : f_age + 5'd1;
+      f_rd_wait <= (m_rd_valid_i[f_m] && !m_rd_ready_o[f_m]) ? f_rd_wait + 5'd1 : 5'd0;
+      f_wr_wait <= (m_wr_valid_i[f_m] && !m_wr_ready_o[f_m]) ? f_wr_wait + 5'd1 : 5'd0;
+    end
+  end
+  localparam [4:0] F_RSP_MAX = 5'd12;   // oldest read of a master answered within this
+  localparam [4:0] F_GRANT_MAX = 5'd16; // a waiting request taken within this
+  always @(*) if (f_past_valid && rst_ni) begin
+    if (f_rsp) assert(f_n != 3'd0 && m_rsp_data_o[32*f_m +: 32] == f_q[0]);
+    assert(f_n < F_MN);
+    assert(f_age < F_RSP_MAX);
+    // Served within a bound: every master with registered round-robin arbitration; with fixed
+    // priority only master 0 (a stream from a higher-priority master holds lower ones off).
+    if (ARB_REG != 0 || f_m == {MW{1'b0}}) assert(f_rd_wait < F_GRANT_MAX && f_wr_wait < F_GRANT_MAX);
+  end
+
+  // A write taken from f_m goes to its target once, with its address, data and byte enables.
+  wire [31:0] f_wr_a = m_wr_addr_i[32*f_m +: 32];
+  always @(*) if (f_past_valid && rst_ni && m_wr_valid_i[f_m] && m_wr_ready_o[f_m]) begin
+    if (m_wr_host_i[f_m])
+      assert(host_req_valid_o && host_req_ready_i && host_req_we_o && host_req_addr_o == {f_wr_a[31:2], 2'b00} &&
+             host_req_wdata_o == m_wr_data_i[32*f_m +: 32] && host_req_be_o == m_wr_be_i[4*f_m +: 4]);
+    else
+      assert(dm_wr_en_o && dm_wr_rdy && dm_wr_addr_o == f_wr_a[2 +: AW] &&
+             dm_wr_data_o == m_wr_data_i[32*f_m +: 32] && dm_wr_be_o == m_wr_be_i[4*f_m +: 4]);
+  end
+  // Every write the memory or the host port takes is some master's taken write.
+  always @(*) if (f_past_valid && rst_ni) begin
+    if (dm_wr_en_o && dm_wr_rdy) assert((m_wr_valid_i & m_wr_ready_o & ~m_wr_host_i) != {NM{1'b0}});
+    if (host_req_valid_o && host_req_ready_i && host_req_we_o)
+      assert((m_wr_valid_i & m_wr_ready_o & m_wr_host_i) != {NM{1'b0}});
+  end
+
+  // Reachability: f_m gets a host answer and a device answer in one run, with two reads owed.
+  reg f_got_host = 1'b0, f_got_dev = 1'b0;
+  always @(posedge clk_i) if (rst_ni && f_rsp) begin
+    if (f_q[0][31:30] == 2'b10) f_got_host <= 1'b1;
+    if (f_q[0][31:30] == 2'b01) f_got_dev <= 1'b1;
+  end
+  always @(*) if (f_past_valid && rst_ni) begin
+    cover(f_got_host && f_got_dev);
+    cover(f_n == 3'd2 && f_rsp);
+  end
+`undef FABRIC_ASSUME
+`endif
 endmodule
