@@ -591,4 +591,87 @@ module uart_bridge #(
       endcase
     end
   end
+`ifdef FORMAL
+  // Properties (tests/formal/uart_bridge.sby, docs/formal.md): a request executes only from a
+  // frame whose CRC matches its bytes and whose SEQ is not the last executed one's. The proof
+  // cuts the UART receiver out (its bytes become free), so any byte stream is considered.
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) if (!f_past_valid) assume(!rst_ni);
+  // vmgpu_top's CSR port acknowledges only a request.
+  always @(*) if (f_past_valid && rst_ni && !csr_req_o) assume(!csr_ack_i);
+
+  // CRC-16/CCITT-FALSE from its definition, one bit at a time, most significant bit first
+  // (crc16_ccitt.v folds a byte at once; this is the reference it must agree with).
+  function automatic [15:0] f_crc_byte(input [15:0] crc, input [7:0] d);
+    integer b;
+    reg [15:0] c;
+    begin
+      c = crc;
+      for (b = 7; b >= 0; b = b - 1) c = (c[15] ^ d[b]) ? ({c[14:0], 1'b0} ^ 16'h1021) : {c[14:0], 1'b0};
+      f_crc_byte = c;
+    end
+  endfunction
+
+  // The CRC of the bytes the parser has taken since the frame's SOF (SEQ, TYPE, LEN, payload),
+  // and whether the frame's two CRC bytes matched it.
+  reg [15:0] f_crc;
+  reg        f_crc_ok = 1'b0;
+  always @(posedge clk_i) begin
+    if (pend_q && p_state_q == P_SOF1 && ring_q == 8'h5A) f_crc <= 16'hFFFF;
+    else if (pend_q && p_state_q >= P_SEQ && p_state_q <= P_PAY) f_crc <= f_crc_byte(f_crc, ring_q);
+    f_crc_ok <= rst_ni && pend_q && p_state_q == P_CRC1 && {ring_q, p_crc_lo_q} == f_crc;
+  end
+
+  // The last request executed (its answer stored), as the protocol defines a retry.
+  reg       f_have_last = 1'b0;
+  reg [7:0] f_last_seq;
+  always @(posedge clk_i) begin
+    if (!rst_ni) f_have_last <= 1'b0;
+    else if (e_state_q == E_START && !ans_sending) f_have_last <= 1'b0;  // the store is overwritten
+    else if (e_state_q == E_FINISH) begin
+      f_have_last <= 1'b1;
+      f_last_seq <= p_seq_q;
+    end
+  end
+
+  always @(*) if (f_past_valid && rst_ni) begin
+    // The hardware CRC is the defined CRC of the frame's bytes.
+    if (in_frame) assert(rx_crc == f_crc);
+    // A frame is handed on only when its CRC matched.
+    if (frame_req_q || frame_ans_q) assert(f_crc_ok);
+    // While a request executes, its frame is held (P_EXEC); the CSR port is driven only by an
+    // executing request, and written only by a WRITE request.
+    if (e_state_q != E_IDLE) assert(p_state_q == P_EXEC);
+    if (csr_req_o) assert(e_state_q == E_PING || e_state_q == E_READ || e_state_q == E_WRITE);
+    if (csr_req_o && csr_we_o) assert(e_state_q == E_WRITE && p_type_q == T_WRITE);
+    assert(last_valid_q == f_have_last);
+    if (f_have_last) assert(last_seq_q == f_last_seq);
+    assert(e_state_q <= E_CSR_GAP && p_state_q <= P_EXEC);
+    // For the induction: which request each executor state serves.
+    if (e_state_q == E_PING) assert(p_type_q == T_PING && !csr_we_o);
+    if (e_state_q == E_READ) assert(p_type_q == T_READ && !csr_we_o);
+    if (e_state_q == E_CSR_GAP) assert(p_type_q == T_READ && e_after_q == E_READ && !csr_req_o);
+    if (e_state_q == E_WFETCH || e_state_q == E_WCAP) assert(p_type_q == T_WRITE && !csr_req_o);
+    if (e_state_q == E_WRITE) assert(p_type_q == T_WRITE && csr_we_o);
+    if (e_state_q == E_IDLE || e_state_q == E_START || e_state_q == E_FINISH) assert(!csr_req_o);
+  end
+  // An execution starts only from a frame that passed its CRC and is not a retry of the last
+  // executed request (SEQ equal): a bad CRC or a stale SEQ never executes.
+  always @(posedge clk_i) if (f_past_valid && rst_ni && $past(rst_ni)) begin
+    if (e_state_q == E_START && $past(e_state_q) == E_IDLE) begin
+      assert($past(frame_req_q) && $past(f_crc_ok));
+      assert(!($past(f_have_last) && $past(p_seq_q) == $past(f_last_seq)));
+    end
+    if (host_rsp_valid_o) assert($past(frame_ans_q));
+  end
+
+  // Reachability: a request executed, a retry answered from the store, a frame dropped on its
+  // CRC.
+  always @(*) if (f_past_valid && rst_ni) begin
+    cover(e_state_q == E_FINISH);
+    cover(frame_req_q && last_valid_q && p_seq_q == last_seq_q);
+    cover(pend_q && p_state_q == P_CRC1 && {ring_q, p_crc_lo_q} != rx_crc);
+  end
+`endif
 endmodule
