@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
 """Run vmgpu-bench and check its output: every line `key value [unit]`, the expected keys
 present, each map-cost curve flat (the same link round trips for 1 ... 256 granules) and the
-copy efficiencies between 0 and 1 (peak: one 32-bit word per cycle)."""
+copy efficiencies between 0 and 1 (peak: one 32-bit word per cycle).
+
+With a second argument `board` (vmgpu-bench over sim-board: the board's SDRAM), the SDRAM keys
+must be there too: sdram_copy_efficiency in (0, 1] ((bytes read + bytes written) per cycle over
+the chip's 2 bytes per cycle at the design clock, equal to twice dma_copy_bytes_per_cycle / 2),
+sdram_refresh_overhead in (0, 0.05) and tlb_miss_cycles > 0 (page tables in the SDRAM)."""
 import re
 import subprocess
 import sys
 
-out = subprocess.run([sys.argv[1]], capture_output=True, text=True, timeout=600)
+board = len(sys.argv) > 2 and sys.argv[2] == "board"
+out = subprocess.run([sys.argv[1]], capture_output=True, text=True, timeout=1500 if board else 600)
 print(out.stdout, end="")
 fails = 0
 
@@ -47,8 +53,24 @@ if len(sys.argv) > 2 and sys.argv[2] == "cuda":
 for pattern, single in curves.items():
     pts = [vals.get(pattern % (1 << i)) for i in range(9)]
     check(None not in pts, f"{pattern % 0} curve has n = 1, 2, 4, ..., 256")
-    check(None not in pts and len(set(pts)) == 1 and pts[0] == vals.get(single),
-          f"{pattern % 0}: the same round trips for every n, equal to {single} ({pts})")
+    if board:
+        # Over a link the fence is polled by exchanges, and the large maps' PTE writes take a
+        # few more polls (docs/board.md, link figures): bounded, not flat.
+        check(None not in pts and max(pts) <= 2 * vals.get(single, 0),
+              f"{pattern % 0}: at most twice {single} for every n ({pts})")
+    else:
+        check(None not in pts and len(set(pts)) == 1 and pts[0] == vals.get(single),
+              f"{pattern % 0}: the same round trips for every n, equal to {single} ({pts})")
 check(0 < vals.get("dma_copy_efficiency", -1) <= 1.0, "dma_copy_efficiency in (0, 1]")
+if board:
+    e = vals.get("sdram_copy_efficiency", -1)
+    check(0 < e <= 1.0, f"sdram_copy_efficiency {e} in (0, 1]")
+    check(abs(e - vals.get("dma_copy_bytes_per_cycle", 0)) < 0.002,
+          "sdram_copy_efficiency is (read + written) bytes per cycle / 2 = dma_copy_bytes_per_cycle")
+    r = vals.get("sdram_refresh_overhead", -1)
+    check(0 < r < 0.05, f"sdram_refresh_overhead {r} in (0, 0.05)")
+    check(vals.get("tlb_miss_cycles", 0) > 0, "tlb_miss_cycles > 0")
+else:
+    check("sdram_copy_efficiency" not in vals, "no SDRAM keys on a device with block RAM")
 print(f"vmgpu-bench output: {len(vals)} figures, {fails} failed checks")
 sys.exit(1 if fails else 0)

@@ -45,7 +45,7 @@ if args and args[0] == "--answers":
     out = open(args[1]).read()
 else:
     out = subprocess.run([args[0], "vmgpu"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         text=True, timeout=580).stdout
+                         text=True, timeout=float(os.environ.get("CHECK_TIMEOUT", "580"))).stdout
 vm = parse(out)
 others = {}
 for who in ("pocl", "nvidia"):
