@@ -668,4 +668,133 @@ module command_processor #(
       end
     end
   end
+
+`ifdef FORMAL
+  // Properties (tests/formal/command_processor.sby, docs/formal.md): the ring pointers and the
+  // fences. What the driver promises is assumed when the command processor is proven alone
+  // (FORMAL_CP), asserted when a larger proof contains it.
+`ifdef FORMAL_CP
+`define CP_ASSUME assume
+`else
+`define CP_ASSUME assert
+`endif
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+  always @(*) if (!f_past_valid) `CP_ASSUME(!rst_ni);
+
+  wire        f_running  = (state_q != S_IDLE);
+  wire [31:0] f_wr_tail  = reg_wdata_i & (size_q[rr] - 32'd1) & 32'hFFFF_FFFC;
+  wire [31:0] f_rr_mask  = size_q[rr] - 32'd1;
+  // Bytes published and not yet taken, from HEAD (and from the running command's header).
+  function automatic [31:0] f_dist(input [31:0] from, input [31:0] to, input [31:0] mask);
+    f_dist = (to - from) & mask;
+  endfunction
+
+  // The driver (sw/core/dev.c ring_setup): BASE and SIZE, a power of two, change only while
+  // their ring is disabled and idle; TAIL is written with the ring's size in place and only
+  // moves forward (what is published stays published until taken); a disabled ring is enabled
+  // with RESET (HEAD = TAIL) once TAIL is inside the ring; each FENCE value is at or past the
+  // ring's current fence (32-bit wrap-around order, as WAIT_FENCE compares).
+  wire f_pow2 = (reg_wdata_i != 32'd0) && ((reg_wdata_i & (reg_wdata_i - 32'd1)) == 32'd0);
+  always @(*) if (f_past_valid && rst_ni && reg_we_i && {30'd0, reg_ring_i} < N_RINGS) begin
+    if ({6'd0, reg_off_i} == RING_BASE || {6'd0, reg_off_i} == RING_SIZE)
+      `CP_ASSUME(!enable_q[rr] && !(f_running && cur_q == rr));
+    if ({6'd0, reg_off_i} == RING_SIZE) `CP_ASSUME(f_pow2);
+    if ({6'd0, reg_off_i} == RING_CTRL && reg_wdata_i[RING_CTRL_ENABLE_LSB] && !enable_q[rr])
+      `CP_ASSUME(reg_wdata_i[RING_CTRL_RESET_LSB] && tail_q[rr] < size_q[rr]);
+    if ({6'd0, reg_off_i} == RING_TAIL) begin
+      `CP_ASSUME(size_q[rr] != 32'd0);
+      `CP_ASSUME(f_dist(head_q[rr], f_wr_tail, f_rr_mask) >= f_dist(head_q[rr], tail_q[rr], f_rr_mask));
+      if (f_running && cur_q == rr)
+        `CP_ASSUME(f_dist(cmd_head_q, f_wr_tail, f_rr_mask) >= f_dist(cmd_head_q, tail_q[rr], f_rr_mask));
+    end
+  end
+  // Values kept small so that the bounded check reaches its depth in time: register values
+  // and memory words below 2^16 (ring offsets, sizes and physical addresses of 4 KiB memory
+  // fit), the cycle counter 0. Opcodes, lengths and flags stay free.
+  always @(*) if (f_past_valid && rst_ni) begin
+    `CP_ASSUME(reg_wdata_i[31:16] == 16'd0 && cycle_i == 64'd0);
+    if (state_q != S_HDR_WAIT) `CP_ASSUME(mem_rsp_data_i[31:16] == 16'd0);
+  end
+  always @(*) if (f_past_valid && rst_ni && state_q == S_EXEC && op_q == OP_FENCE)
+    `CP_ASSUME(reached(a0, fence_q[cur_q]));
+
+  // Ring pointers. HEAD and TAIL stay word aligned. A command is read only from the words the
+  // driver published: every ring read lies between the command's header and TAIL. When a
+  // command finishes, HEAD moves past it and never past TAIL.
+  wire [31:0] f_cur_mask = size_q[cur_q] - 32'd1;
+  wire [31:0] f_rd_off   = mem_rd_addr_o - cmd_base_q;
+  wire        f_ring_rd  = mem_rd_valid_o && (state_q == S_HDR || state_q == S_ARGS ||
+                                              state_q == S_IMM_WAIT);
+  genvar fr;
+  generate
+    for (fr = 0; fr < N_RINGS; fr = fr + 1) begin : g_f_ring
+      always @(*) if (f_past_valid && rst_ni) begin
+        assert(head_q[fr][1:0] == 2'b00 && tail_q[fr][1:0] == 2'b00);
+        assert(fault_next_q[fr][1:0] == 2'b00);
+        if (enable_q[fr] || (f_running && cur_q == fr)) assert(head_q[fr] < size_q[fr] && tail_q[fr] < size_q[fr]);
+      end
+    end
+  endgenerate
+  always @(*) if (f_past_valid && rst_ni) begin
+    if (f_ring_rd) begin
+      assert(f_rd_off[1:0] == 2'b00 && (f_rd_off & ~f_cur_mask) == 32'd0);
+      assert(f_dist(cmd_head_q, f_rd_off, f_cur_mask) < f_dist(cmd_head_q, tail_q[cur_q], f_cur_mask));
+    end
+    if (state_q == S_DONE && !reset_seen_q[cur_q])
+      assert(f_dist(cmd_head_q, next_head, f_cur_mask) <= f_dist(cmd_head_q, tail_q[cur_q], f_cur_mask));
+    if (f_running) assert(cmd_base_q == base_q[cur_q]);
+    if (f_running && state_q != S_START && state_q != S_FAULT)
+      assert(ring_ok(base_q[cur_q], size_q[cur_q]));
+    if (f_running && !reset_seen_q[cur_q]) assert(cmd_head_q == head_q[cur_q]);
+  end
+
+  // Fences. A ring's fence changes only when one of its FENCE commands finishes (after the
+  // fence's memory write was taken), to that command's value, so it only moves forward. A ring
+  // blocked in WAIT_FENCE is picked again only once the awaited fence has reached its value
+  // (the registered fence_reached_q is exact when it is read), and a WAIT_FENCE finishes only
+  // then.
+  reg [31:0] f_fence_q [0:N_RINGS-1];
+  // A FENCE finishes this cycle: its fence register is written at this edge.
+  wire       f_fence_write = rst_ni && state_q == S_WRITE && op_q == OP_FENCE && wr_count_q == 32'd0 &&
+                             (!mem_wr_valid_o || mem_wr_ready_i);
+  generate
+    for (fr = 0; fr < N_RINGS; fr = fr + 1) begin : g_f_fence
+      always @(posedge clk_i) f_fence_q[fr] <= fence_q[fr];
+      always @(posedge clk_i) if (f_past_valid && rst_ni && $past(rst_ni)) begin
+        if (fence_q[fr] != f_fence_q[fr]) begin
+          assert($past(f_fence_write) && $past(cur_q) == fr && fence_q[fr] == $past(a0));
+          assert(reached(fence_q[fr], f_fence_q[fr]));
+        end
+        if (fence_irq_o[fr]) assert($past(f_fence_write) && $past(cur_q) == fr && $past(flags_q[0]));
+      end
+      always @(*) if (f_past_valid && rst_ni && state_q == S_IDLE && waiting_q[fr] && fence_reached_q[fr])
+        assert(reached(fence_q[wait_ring_q[fr][RW-1:0]], wait_val_q[fr]));
+    end
+  endgenerate
+  always @(*) if (f_past_valid && rst_ni) begin
+    if (state_q == S_IDLE && pick_found && waiting_q[pick])
+      assert(reached(fence_q[wait_ring_q[pick][RW-1:0]], wait_val_q[pick]));
+    if (state_q == S_EXEC && op_q == OP_WAIT_FENCE && a0 < N_RINGS && wf_reached_q)
+      assert(reached(fence_q[a0[RW-1:0]], a1));
+    if (f_fence_write) assert(!mem_wr_valid_o || mem_wr_ready_i);
+  end
+
+  // Reachability: a fence written with its interrupt, a ring picked again after its fence was
+  // reached, a ring wrapping round (HEAD back near 0), a fault, two rings interleaved.
+  reg               f_wrapped = 1'b0;
+  reg [N_RINGS-1:0] f_ran = {N_RINGS{1'b0}};  // rings that finished a command
+  always @(posedge clk_i) begin
+    if (rst_ni && state_q == S_DONE && !reset_seen_q[cur_q] && next_head < cmd_head_q) f_wrapped <= 1'b1;
+    if (rst_ni && state_q == S_DONE) f_ran[cur_q] <= 1'b1;
+  end
+  always @(*) if (f_past_valid && rst_ni) begin
+    cover(fence_irq_o != {N_RINGS{1'b0}});
+    cover(state_q == S_IDLE && pick_found && waiting_q[pick]);
+    cover(f_wrapped);
+    cover(fault_irq_o != {N_RINGS{1'b0}});
+    cover(f_ran == {N_RINGS{1'b1}});
+  end
+`undef CP_ASSUME
+`endif
 endmodule
