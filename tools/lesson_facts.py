@@ -58,6 +58,45 @@ def bench(ctx):
     return out
 
 
+# ------------------------------------------------------------------------- probes
+
+PROBE_SUMMARY = re.compile(r"^(?P<cases>\d+) cases: (?P<same>\d+) match NVIDIA, (?P<dev>\d+) documented "
+                           r"deviations, (?P<crash>\d+) where NVIDIA crashed", re.M)
+
+
+@provides("probes")
+def probes(ctx):
+    """docs/cuda.md's counts of the conformance probes against NVIDIA's recorded answers."""
+    import os
+    import sys
+    src = os.path.join(g.ROOT, "tests", "cuda")
+    out = {}
+
+    def compare(name, probe, record):
+        r = ctx.run("probe_" + name, [sys.executable, os.path.join(src, "probe", "compare.py"),
+                                      os.path.join(ctx.build, "tests", "cuda", probe),
+                                      os.path.join(src, "probe", record)],
+                    env={"VMGPU_TRACE": "0"}, timeout=900)
+        m = PROBE_SUMMARY.search(r.out)
+        if not m:
+            raise g.GenError(f"probe {name}: no summary line in compare.py's output")
+        for k, v in m.groupdict().items():
+            out[f"{name}_{k}"] = v
+
+    compare("clients", "vmgpu_clients_probe", "nvidia_clients_h100_580.159.04.txt")
+    compare("pools", "vmgpu_pool_probe", "nvidia_pools_h100_580.159.04.txt")
+    compare("vmmstate", "vmgpu_cuda_probe", "nvidia_vmmstate_h100_580.159.04.txt")
+    lib = os.path.join(ctx.build, "sw", "cuda")
+    r = ctx.run("probe_procaddr", [sys.executable, os.path.join(src, "procaddr", "compare_procaddr.py"),
+                                   os.path.join(ctx.build, "tests", "cuda", "vmgpu_procaddr_probe"),
+                                   os.path.join(src, "procaddr", "nvidia_procaddr.txt"),
+                                   os.path.join(src, "procaddr", "pfn_versions.txt"),
+                                   os.path.join(lib, "libcuda.so.1")],
+                env={"VMGPU_TRACE": "0", "LD_LIBRARY_PATH": lib}, timeout=900)
+    out["procaddr_answers"] = g.grab(r.out, r"procaddr: (\d+) answers compared", what="compare_procaddr.py")
+    return out
+
+
 # -------------------------------------------------------------------------- lesson 01
 
 
