@@ -417,6 +417,9 @@ module command_processor #(
             fault_va_q[cur_q] <= cmd_base_q;
             fault_info_q[cur_q] <= {16'd0, asid_q[cur_q], 4'd0, FAULT_PHYS_RANGE};
             fault_cmd_q[cur_q] <= cmd_head_q;
+            // No command was read: SKIP leaves HEAD here (it used to move HEAD to whatever an
+            // earlier fault of this ring had left in FAULT_NEXT).
+            fault_next_q[cur_q] <= cmd_head_q;
           end else begin
             mem_rd_valid_o <= 1'b1;
             mem_rd_addr_o  <= cmd_base_q + cmd_head_q;

@@ -173,6 +173,26 @@ static void test_malformed() {
   d.ring_wr(1, VMGPU_RING_CTRL, VMGPU_RING_CTRL_ENABLE_MASK);
   CHECK(d.run_idle(), "idle");
   CHECK(d.ring_rd(1, VMGPU_RING_FENCE) == 77, "enabled ring runs");
+  // A ring fault (BASE unusable) reads no command: SKIP leaves HEAD where it stopped, even
+  // after an earlier fault of the ring left another next-command offset behind.
+  {
+    uint32_t h = d.ring_rd(1, VMGPU_RING_HEAD);
+    d.submit(1, {hdr(VMGPU_OP_FENCE, 2), 78, 0}, false);
+    d.ring_wr(1, VMGPU_RING_BASE, 0xFFFF0000u);
+    d.ring_wr(1, VMGPU_RING_TAIL, d.tails[1]);
+    CHECK(d.run_idle(), "idle");
+    CHECK(d.ring_rd(1, VMGPU_RING_STATUS) & VMGPU_RING_STATUS_FAULTED_MASK, "unusable BASE faults");
+    CHECK(d.ring_rd(1, VMGPU_RING_FAULT_CMD) == h, "ring fault FAULT_CMD %u, HEAD was %u",
+          d.ring_rd(1, VMGPU_RING_FAULT_CMD), h);
+    d.ring_wr(1, VMGPU_RING_BASE, RING1);
+    d.ring_wr(1, VMGPU_RING_CTRL, VMGPU_RING_CTRL_ENABLE_MASK | VMGPU_RING_CTRL_SKIP_MASK);
+    CHECK(d.ring_rd(1, VMGPU_RING_HEAD) == h, "SKIP after a ring fault moved HEAD from %u to %u", h,
+          d.ring_rd(1, VMGPU_RING_HEAD));
+    CHECK(d.run_idle(), "idle after skip");
+    CHECK(d.ring_rd(1, VMGPU_RING_FENCE) == 78, "ring runs on after the ring fault: fence %u",
+          d.ring_rd(1, VMGPU_RING_FENCE));
+    d.wr(VMGPU_REG_INT_STATUS, 0xFFF);
+  }
 }
 
 // Two rings interleave; WAIT_FENCE orders ring 0 after ring 1.
