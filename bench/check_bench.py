@@ -62,6 +62,14 @@ for pattern, single in curves.items():
         check(None not in pts and len(set(pts)) == 1 and pts[0] == vals.get(single),
               f"{pattern % 0}: the same round trips for every n, equal to {single} ({pts})")
 check(0 < vals.get("dma_copy_efficiency", -1) <= 1.0, "dma_copy_efficiency in (0, 1]")
+if not board:
+    # The device server (vmgpud): a round trip costs something, and a map through it costs the
+    # device the same link round trips as in the process.
+    check(vals.get("server_call_us", 0) > 0, "server_call_us present and positive")
+    check(vals.get("server_map_granule_us", 0) > 0 and vals.get("inproc_map_granule_us", 0) > 0,
+          "server_map_granule_us and inproc_map_granule_us present")
+    check(vals.get("server_map_granule_link_round_trips") == vals.get("map_granule_link_round_trips"),
+          "server_map_granule_link_round_trips equals map_granule_link_round_trips")
 if board:
     e = vals.get("sdram_copy_efficiency", -1)
     check(0 < e <= 1.0, f"sdram_copy_efficiency {e} in (0, 1]")

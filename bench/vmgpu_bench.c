@@ -570,6 +570,81 @@ static int link_device(void)
     return d && *d && strcmp(d, "sim") && !(all && *all == '1');
 }
 
+/* ---- the device server: a no-op round trip, and one map through it vs in this process ---- */
+static double bench_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Wall-clock microseconds of one vmgpu_map of a granule (then unmapped, not counted): the
+ * median of 5 runs of 40; *rt the link round trips of one map. */
+static double map_us(vmgpu_dev *d, uint64_t *rt)
+{
+    vmgpu_ctx *c;
+    uint32_t pa, va;
+    TRY(vmgpu_ctx_create(d, 0, &c));
+    TRY(vmgpu_phys_alloc(d, GRAN, 0, &pa));
+    TRY(vmgpu_va_reserve(c, GRAN, 0, 0, &va));
+    double runs[5];
+    for (int r = 0; r < 5; r++) {
+        double t = 0;
+        for (int i = 0; i < 40; i++) {
+            uint64_t t0 = 0, t1 = 0;
+            TRY(vmgpu_dev_link_round_trips(d, &t0));
+            double a = bench_us();
+            TRY(vmgpu_map(c, va, pa, GRAN, VMGPU_MAP_READ | VMGPU_MAP_WRITE));
+            t += bench_us() - a;
+            TRY(vmgpu_dev_link_round_trips(d, &t1));
+            *rt = t1 - t0;
+            TRY(vmgpu_unmap(c, va, GRAN));
+        }
+        runs[r] = t / 40;
+    }
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++)
+            if (runs[j] < runs[i]) { double x = runs[i]; runs[i] = runs[j]; runs[j] = x; }
+    TRY(vmgpu_va_free(c, va));
+    TRY(vmgpu_phys_free(d, pa));
+    TRY(vmgpu_ctx_destroy(c));
+    return runs[2];
+}
+
+static void server_bench(void)
+{
+    char err[320];
+    vmgpu_dev *local = NULL;
+    dev = NULL;
+    if ((vmgpu_dev_open("vmgpud:sim", &dev, err, sizeof err)) != VMGPU_OK) {
+        fprintf(stderr, "vmgpu-bench: device server: %s\n", err);
+        exit(1);
+    }
+    fprintf(stderr, "vmgpu-bench: device server: no-op round trips, one map through it...\n");
+    double runs[5];
+    for (int i = 0; i < 200; i++) TRY(vmgpu_dev_ping(dev));  /* warm */
+    for (int r = 0; r < 5; r++) {
+        double a = bench_us();
+        for (int i = 0; i < 400; i++) TRY(vmgpu_dev_ping(dev));
+        runs[r] = (bench_us() - a) / 400;
+    }
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++)
+            if (runs[j] < runs[i]) { double x = runs[i]; runs[i] = runs[j]; runs[j] = x; }
+    printf("server_call_us %.1f us\n", runs[2]);
+    uint64_t rt_server = 0, rt_local = 0;
+    printf("server_map_granule_us %.1f us\n", map_us(dev, &rt_server));
+    printf("server_map_granule_link_round_trips %" PRIu64 "\n", rt_server);
+    vmgpu_dev_close(dev);
+    dev = NULL;
+    if (vmgpu_dev_open("sim", &local, err, sizeof err) == VMGPU_OK) {
+        dev = local;
+        printf("inproc_map_granule_us %.1f us\n", map_us(local, &rt_local));
+        vmgpu_dev_close(local);
+        dev = NULL;
+    }
+}
+
 int main(int argc, char **argv)
 {
     /* --device SPEC: the same as VMGPU_DEVICE=SPEC (e.g. --device sim-board). */
@@ -752,5 +827,6 @@ int main(int argc, char **argv)
     if (!link_device()) cuda_bench();
     else cuda_link_bench();
 #endif
+    if (!link_device()) server_bench();
     return 0;
 }

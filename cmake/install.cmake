@@ -49,6 +49,11 @@ if(TARGET vmgpu-bench)
   list(APPEND _vmgpu_expect ${CMAKE_INSTALL_BINDIR}/vmgpu-bench)
 endif()
 
+# sw/server installs the device server itself (DESIGN.md's install list).
+if(TARGET vmgpud)
+  list(APPEND _vmgpu_expect ${CMAKE_INSTALL_BINDIR}/vmgpud)
+endif()
+
 # Learners' tools (tools/): the page tables as text and SVG, and the translation quiz.
 foreach(t vmgpu-pt vmgpu-quiz)
   if(TARGET ${t})

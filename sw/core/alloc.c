@@ -32,7 +32,7 @@ static int rs_insert(range_set *rs, size_t at, uint32_t start, uint32_t size)
         rs->cap = nc;
     }
     memmove(&rs->r[at + 1], &rs->r[at], (rs->n - at) * sizeof *rs->r);
-    rs->r[at] = (range){start, size, 0, NULL};
+    rs->r[at] = (range){.start = start, .size = size};
     rs->n++;
     return 0;
 }

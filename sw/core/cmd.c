@@ -4,11 +4,13 @@
 #include <string.h>
 
 #include "core_internal.h"
+#include "remote.h"
 
 #define ARGS_SLOT_BYTES 32u  /* 5 argument words, rounded up */
 
 int vmgpu_stream_create(vmgpu_ctx *ctx, unsigned ring, vmgpu_stream **out)
 {
+    if (ctx && ctx->dev->remote) return remote_stream_create(ctx, ring, out);
     if (!ctx || !out || ring >= ctx->dev->info.n_rings)
         return core_fail(ctx ? ctx->dev : NULL, VMGPU_ERR_INVALID, "stream_create: bad argument");
     vmgpu_dev *dev = ctx->dev;
@@ -31,6 +33,7 @@ int vmgpu_stream_create(vmgpu_ctx *ctx, unsigned ring, vmgpu_stream **out)
 
 int vmgpu_stream_destroy(vmgpu_stream *s)
 {
+    if (s && s->ctx->dev->remote) return remote_stream_destroy(s);
     if (!s) return VMGPU_OK;
     vmgpu_dev *dev = s->ctx->dev;
     int rc = VMGPU_OK;
@@ -71,6 +74,7 @@ static int queue(vmgpu_stream *s, const uint32_t *w, size_t n)
 int vmgpu_cmd_copy_2d(vmgpu_stream *s, uint32_t dst_va, uint32_t dst_pitch, uint32_t src_va,
                       uint32_t src_pitch, uint32_t width, uint32_t height)
 {
+    if (s && s->ctx->dev->remote) return remote_cmd(s, VMGPU_MSG_CMD_COPY_2D, 6, (uint64_t[]){dst_va, dst_pitch, src_va, src_pitch, width, height});
     int rc = stream_ok(s, "copy");
     if (rc) return rc;
     if (width == 0 || height == 0)
@@ -87,12 +91,14 @@ int vmgpu_cmd_copy_2d(vmgpu_stream *s, uint32_t dst_va, uint32_t dst_pitch, uint
 
 int vmgpu_cmd_copy(vmgpu_stream *s, uint32_t dst_va, uint32_t src_va, uint32_t bytes)
 {
+    if (s && s->ctx->dev->remote) return remote_cmd(s, VMGPU_MSG_CMD_COPY, 3, (uint64_t[]){dst_va, src_va, bytes});
     return vmgpu_cmd_copy_2d(s, dst_va, bytes, src_va, bytes, bytes, 1);
 }
 
 int vmgpu_cmd_fill_2d(vmgpu_stream *s, uint32_t dst_va, uint32_t dst_pitch, uint32_t width,
                       uint32_t height, uint32_t pattern, unsigned pattern_bytes)
 {
+    if (s && s->ctx->dev->remote) return remote_cmd(s, VMGPU_MSG_CMD_FILL_2D, 6, (uint64_t[]){dst_va, dst_pitch, width, height, pattern, pattern_bytes});
     int rc = stream_ok(s, "fill");
     if (rc) return rc;
     unsigned mode = pattern_bytes == 1 ? VMGPU_FILL_8 : pattern_bytes == 2 ? VMGPU_FILL_16 :
@@ -109,6 +115,7 @@ int vmgpu_cmd_fill_2d(vmgpu_stream *s, uint32_t dst_va, uint32_t dst_pitch, uint
 int vmgpu_cmd_fill(vmgpu_stream *s, uint32_t dst_va, uint32_t bytes, uint32_t pattern,
                    unsigned pattern_bytes)
 {
+    if (s && s->ctx->dev->remote) return remote_cmd(s, VMGPU_MSG_CMD_FILL, 4, (uint64_t[]){dst_va, bytes, pattern, pattern_bytes});
     return vmgpu_cmd_fill_2d(s, dst_va, bytes, bytes, 1, pattern, pattern_bytes);
 }
 
@@ -125,6 +132,7 @@ static int gfx_rect_bad(uint32_t va, uint32_t pitch, uint32_t w, uint32_t h)
 int vmgpu_cmd_gfx_fill(vmgpu_stream *s, uint32_t dst_va, uint32_t dst_pitch, uint32_t width,
                        uint32_t height, uint32_t color)
 {
+    if (s && s->ctx->dev->remote) return remote_cmd(s, VMGPU_MSG_CMD_GFX_FILL, 5, (uint64_t[]){dst_va, dst_pitch, width, height, color});
     int rc = stream_ok(s, "gfx_fill");
     if (rc) return rc;
     if (gfx_rect_bad(dst_va, dst_pitch, width, height))
@@ -157,6 +165,7 @@ int vmgpu_cmd_gfx_blit(vmgpu_stream *s, uint32_t src_va, uint32_t src_pitch, uin
                        uint32_t src_h, uint32_t dst_va, uint32_t dst_pitch, uint32_t dst_w,
                        uint32_t dst_h)
 {
+    if (s && s->ctx->dev->remote) return remote_cmd(s, VMGPU_MSG_CMD_GFX_BLIT, 8, (uint64_t[]){src_va, src_pitch, src_w, src_h, dst_va, dst_pitch, dst_w, dst_h});
     return gfx_two_rect(s, VMGPU_OP_GFX_BLIT, "gfx_blit", src_va, src_pitch, src_w, src_h, dst_va,
                         dst_pitch, dst_w, dst_h);
 }
@@ -165,6 +174,7 @@ int vmgpu_cmd_gfx_mipgen(vmgpu_stream *s, uint32_t src_va, uint32_t src_pitch, u
                          uint32_t src_h, uint32_t dst_va, uint32_t dst_pitch, uint32_t dst_w,
                          uint32_t dst_h)
 {
+    if (s && s->ctx->dev->remote) return remote_cmd(s, VMGPU_MSG_CMD_GFX_MIPGEN, 8, (uint64_t[]){src_va, src_pitch, src_w, src_h, dst_va, dst_pitch, dst_w, dst_h});
     return gfx_two_rect(s, VMGPU_OP_GFX_MIPGEN, "gfx_mipgen", src_va, src_pitch, src_w, src_h,
                         dst_va, dst_pitch, dst_w, dst_h);
 }
@@ -198,6 +208,7 @@ static int args_area(vmgpu_stream *s)
 int vmgpu_cmd_launch(vmgpu_stream *s, unsigned kernel, uint32_t dst_va, uint32_t a_va,
                      uint32_t b_va, uint32_t n, uint32_t scalar)
 {
+    if (s && s->ctx->dev->remote) return remote_cmd(s, VMGPU_MSG_CMD_LAUNCH, 6, (uint64_t[]){kernel, dst_va, a_va, b_va, n, scalar});
     int rc = stream_ok(s, "launch");
     if (rc) return rc;
     vmgpu_dev *dev = s->ctx->dev;
@@ -233,6 +244,7 @@ int vmgpu_cmd_launch(vmgpu_stream *s, unsigned kernel, uint32_t dst_va, uint32_t
 
 int vmgpu_cmd_timestamp(vmgpu_stream *s, uint32_t pa)
 {
+    if (s && s->ctx->dev->remote) return remote_cmd(s, VMGPU_MSG_CMD_TIMESTAMP, 1, (uint64_t[]){pa});
     int rc = stream_ok(s, "timestamp");
     if (rc) return rc;
     vmgpu_dev *dev = s->ctx->dev;
@@ -244,6 +256,7 @@ int vmgpu_cmd_timestamp(vmgpu_stream *s, uint32_t pa)
 
 int vmgpu_cmd_wait_fence(vmgpu_stream *s, unsigned ring, uint32_t value)
 {
+    if (s && s->ctx->dev->remote) return remote_cmd(s, VMGPU_MSG_CMD_WAIT_FENCE, 2, (uint64_t[]){ring, value});
     int rc = stream_ok(s, "wait_fence");
     if (rc) return rc;
     vmgpu_dev *dev = s->ctx->dev;
@@ -261,6 +274,7 @@ int vmgpu_cmd_wait_fence(vmgpu_stream *s, unsigned ring, uint32_t value)
 
 int vmgpu_cmd_raw(vmgpu_stream *s, const uint32_t *words, size_t nwords)
 {
+    if (s && s->ctx->dev->remote) return remote_cmd_raw(s);
     int rc = stream_ok(s, "raw");
     if (rc) return rc;
     if (!words || nwords == 0) return core_fail(s->ctx->dev, VMGPU_ERR_INVALID, "raw: no words");
@@ -269,6 +283,7 @@ int vmgpu_cmd_raw(vmgpu_stream *s, const uint32_t *words, size_t nwords)
 
 int vmgpu_stream_submit(vmgpu_stream *s, uint32_t *fence)
 {
+    if (s && s->ctx->dev->remote) return remote_stream_submit(s, fence);
     int rc = stream_ok(s, "submit");
     if (rc) return rc;
     uint32_t f;
@@ -296,6 +311,7 @@ int stream_fence_deferred(vmgpu_stream *s, uint32_t *fence)
 
 int vmgpu_stream_sync(vmgpu_stream *s)
 {
+    if (s && s->ctx->dev->remote) return remote_stream_sync(s);
     uint32_t f;
     int rc = vmgpu_stream_submit(s, &f);
     if (!rc) rc = vmgpu_fence_wait(s->ctx->dev, s->ring, f);
@@ -304,6 +320,7 @@ int vmgpu_stream_sync(vmgpu_stream *s)
 
 int vmgpu_stream_wait_stream(vmgpu_stream *waiter, vmgpu_stream *s)
 {
+    if (waiter && waiter->ctx->dev->remote) return remote_stream_wait_stream(waiter, s);
     if (!waiter || !s || waiter->ctx->dev != s->ctx->dev) return VMGPU_ERR_INVALID;
     int rc = stream_ok(waiter, "wait_stream");
     if (rc) return rc;

@@ -20,6 +20,7 @@ typedef struct range {
     uint32_t start, size;
     uint32_t refs;  /* pages of this range mapped somewhere (phys, host) */
     void *user;     /* host registrations: the host pointer */
+    uintptr_t owner;/* host registrations made for another process (the server's client), 0 */
 } range;
 typedef struct range_set {
     range *r;
@@ -77,6 +78,9 @@ struct vmgpu_dev {
     vmgpu_event *event_slot[MAX_EVENTS];
     unsigned next_home_ring;
     char err[512];
+    struct vmgpu_remote *remote;   /* non-NULL: a connection to the device server (remote.c) */
+    vmgpu_host_access_fn host_access;  /* how registrations with an owner are reached */
+    void *host_access_user;
 };
 
 struct vmgpu_ctx {
@@ -92,6 +96,7 @@ struct vmgpu_ctx {
     uint32_t args_va, args_pa;     /* argument area (0 until the first launch) */
     unsigned args_next;
     unsigned nstreams;
+    uint32_t rid;                  /* remote: the server's id of this context */
 };
 
 struct vmgpu_stream {
@@ -99,6 +104,7 @@ struct vmgpu_stream {
     unsigned ring;
     uint32_t last_fence;
     int submitted;
+    uint32_t rid;                  /* remote: the server's id of this stream */
 };
 
 struct vmgpu_event {
@@ -107,6 +113,7 @@ struct vmgpu_event {
     int recorded;
     unsigned ring;
     uint32_t fence;
+    uint32_t rid;                  /* remote: the server's id of this event */
 };
 
 /* ------------------------------------------------------------- helpers (dev.c) */
@@ -126,6 +133,9 @@ int stream_fence_deferred(vmgpu_stream *s, uint32_t *fence);
 /* Room the queue must leave: commands larger than this are refused. */
 size_t ring_max_cmd_words(const vmgpu_dev *dev, unsigned r);
 void ctx_mark_faulted(vmgpu_ctx *ctx, const char *msg);
+
+/* Registered host memory at host address haddr: copy bytes (inside one registration). */
+int host_copy(vmgpu_dev *dev, uint32_t haddr, void *buf, size_t bytes, int write);
 
 /* mmu.c */
 void ctx_free_all(vmgpu_ctx *ctx);

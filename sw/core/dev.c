@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core_internal.h"
+#include "remote.h"
 
 /* ------------------------------------------------------------------ errors, trace */
 
@@ -91,6 +92,7 @@ int vmgpu_dev_get_info(const vmgpu_dev *dev, vmgpu_dev_info *info)
 
 int vmgpu_dev_cycles(vmgpu_dev *dev, uint64_t *cycles)
 {
+    if (dev && dev->remote) return remote_dev_cycles(dev, cycles);
     uint32_t lo, hi;
     if (!dev || !cycles) return VMGPU_ERR_INVALID;
     RD(VMGPU_REG_CYCLE_LO, &lo);  /* latches CYCLE_HI */
@@ -101,12 +103,39 @@ int vmgpu_dev_cycles(vmgpu_dev *dev, uint64_t *cycles)
 
 /* ------------------------------------------------------------------- host port */
 
+int host_copy(vmgpu_dev *dev, uint32_t haddr, void *buf, size_t bytes, int write)
+{
+    long i = rs_find(&dev->hostf, haddr >> 12);
+    if (i < 0) return VMGPU_ERR_NOT_MAPPED;
+    const range *r = &dev->hostf.r[i];
+    uint64_t off = ((uint64_t)((haddr >> 12) - r->start) << 12) + (haddr & 0xfff);
+    if (off + bytes > ((uint64_t)r->size << 12)) return VMGPU_ERR_INVALID;
+    if (r->owner) {
+        /* Memory of another process (the server's client): only the server can reach it. */
+        if (!dev->host_access) return VMGPU_ERR_IO;
+        return dev->host_access(dev->host_access_user, r->owner, (uintptr_t)r->user + off, buf,
+                                bytes, write) ? VMGPU_ERR_IO : VMGPU_OK;
+    }
+    uint8_t *p = (uint8_t *)r->user + off;
+    if (write) memcpy(p, buf, bytes);
+    else memcpy(buf, p, bytes);
+    return VMGPU_OK;
+}
+
 static int host_handler(void *user, uint32_t haddr, int write, uint32_t *data, unsigned be)
 {
     vmgpu_dev *dev = user;
     long i = rs_find(&dev->hostf, haddr >> 12);
     if (i < 0 || (haddr & 3)) return -1;
     const range *r = &dev->hostf.r[i];
+    if (r->owner) {
+        if (!write || be == 0xf) return host_copy(dev, haddr, data, 4, write) ? -1 : 0;
+        for (unsigned b = 0; b < 4; b++) {
+            uint8_t v = (uint8_t)(*data >> (8 * b));
+            if ((be & (1u << b)) && host_copy(dev, haddr + b, &v, 1, 1)) return -1;
+        }
+        return 0;
+    }
     uint8_t *p = (uint8_t *)r->user + ((uint64_t)((haddr >> 12) - r->start) << 12) + (haddr & 0xfff);
     if (!write) {
         memcpy(data, p, 4);
@@ -117,34 +146,50 @@ static int host_handler(void *user, uint32_t haddr, int write, uint32_t *data, u
     return 0;
 }
 
-int vmgpu_host_register(vmgpu_dev *dev, void *ptr, size_t size, uint32_t *haddr)
+int vmgpu_host_register_for(vmgpu_dev *dev, uintptr_t owner, uintptr_t addr, size_t size,
+                            uint32_t *haddr)
 {
-    if (!dev || !ptr || !haddr || size == 0 || ((uintptr_t)ptr & (VMGPU_PAGE_SIZE - 1)) ||
-        (size & (VMGPU_PAGE_SIZE - 1)) || size >= ((size_t)1 << 31))
+    if (!dev || !addr || !haddr || size == 0 || (addr & (VMGPU_PAGE_SIZE - 1)) ||
+        (size & (VMGPU_PAGE_SIZE - 1)) || size >= ((size_t)1 << 31) || addr + size < addr)
         return core_fail(dev, VMGPU_ERR_INVALID, "host_register: ptr and size must be nonzero "
                          "multiples of the 4 KiB page");
-    uint8_t *p = ptr;
     for (size_t i = 0; i < dev->hostf.n; i++) {
-        uint8_t *q = dev->hostf.r[i].user;
+        uintptr_t q = (uintptr_t)dev->hostf.r[i].user;
         size_t qs = (size_t)dev->hostf.r[i].size << 12;
-        if (p < q + qs && q < p + size)
-            return core_fail(dev, VMGPU_ERR_OVERLAP, "host_register: %p overlaps a registration", ptr);
+        if (dev->hostf.r[i].owner == owner && addr < q + qs && q < addr + size)
+            return core_fail(dev, VMGPU_ERR_OVERLAP, "host_register: %p overlaps a registration",
+                             (void *)addr);
     }
     uint32_t frame;
     if (rs_alloc(&dev->hostf, (uint32_t)(size >> 12), 1, 0, &frame))
         return core_fail(dev, VMGPU_ERR_NOMEM, "host_register: no host frames left");
-    dev->hostf.r[rs_find_start(&dev->hostf, frame)].user = ptr;
+    range *r = &dev->hostf.r[rs_find_start(&dev->hostf, frame)];
+    r->user = (void *)addr;
+    r->owner = owner;
     *haddr = frame << 12;
-    core_trace("host_register(%p, %zu) -> host frames 0x%05x..0x%05x", ptr, size, frame,
+    core_trace("host_register(%p, %zu) -> host frames 0x%05x..0x%05x", (void *)addr, size, frame,
                frame + (uint32_t)(size >> 12) - 1);
     return VMGPU_OK;
 }
 
+int vmgpu_host_register(vmgpu_dev *dev, void *ptr, size_t size, uint32_t *haddr)
+{
+    if (dev && dev->remote) return remote_host_register(dev, ptr, size, haddr);
+    return vmgpu_host_register_for(dev, 0, (uintptr_t)ptr, size, haddr);
+}
+
 int vmgpu_host_unregister(vmgpu_dev *dev, void *ptr)
 {
-    if (!dev || !ptr) return core_fail(dev, VMGPU_ERR_INVALID, "host_unregister: NULL");
+    if (dev && dev->remote) return remote_host_unregister(dev, ptr);
+    return vmgpu_host_unregister_for(dev, 0, (uintptr_t)ptr);
+}
+
+int vmgpu_host_unregister_for(vmgpu_dev *dev, uintptr_t owner, uintptr_t addr)
+{
+    if (!dev || !addr) return core_fail(dev, VMGPU_ERR_INVALID, "host_unregister: NULL");
+    void *ptr = (void *)addr;
     for (size_t i = 0; i < dev->hostf.n; i++) {
-        if (dev->hostf.r[i].user != ptr) continue;
+        if (dev->hostf.r[i].user != ptr || dev->hostf.r[i].owner != owner) continue;
         if (dev->hostf.r[i].refs)
             return core_fail(dev, VMGPU_ERR_BUSY, "host_unregister: %u pages still mapped",
                              dev->hostf.r[i].refs);
@@ -156,9 +201,10 @@ int vmgpu_host_unregister(vmgpu_dev *dev, void *ptr)
 
 void *vmgpu_host_ptr(const vmgpu_dev *dev, uint32_t haddr)
 {
+    if (dev && dev->remote) return remote_host_ptr(dev, haddr);
     if (!dev) return NULL;
     long i = rs_find(&dev->hostf, haddr >> 12);
-    if (i < 0) return NULL;
+    if (i < 0 || dev->hostf.r[i].owner) return NULL;
     const range *r = &dev->hostf.r[i];
     return (uint8_t *)r->user + ((uint64_t)((haddr >> 12) - r->start) << 12) + (haddr & 0xfff);
 }
@@ -167,6 +213,7 @@ void *vmgpu_host_ptr(const vmgpu_dev *dev, uint32_t haddr)
 
 int vmgpu_phys_alloc(vmgpu_dev *dev, uint32_t size, uint32_t align, uint32_t *pa)
 {
+    if (dev && dev->remote) return remote_phys_alloc(dev, size, align, pa);
     if (!dev || !pa) return core_fail(dev, VMGPU_ERR_INVALID, "phys_alloc: NULL argument");
     if (align == 0) align = VMGPU_GRANULE;
     if (size == 0 || (size & (VMGPU_PAGE_SIZE - 1)) || (align & (align - 1)) ||
@@ -184,6 +231,7 @@ int vmgpu_phys_alloc(vmgpu_dev *dev, uint32_t size, uint32_t align, uint32_t *pa
 
 int vmgpu_phys_free(vmgpu_dev *dev, uint32_t pa)
 {
+    if (dev && dev->remote) return remote_phys_free(dev, pa);
     if (!dev) return VMGPU_ERR_INVALID;
     long i = rs_find_start(&dev->phys, pa);
     if (i < 0) return core_fail(dev, VMGPU_ERR_NOT_FOUND, "phys_free: no allocation at 0x%08x", pa);
@@ -197,6 +245,7 @@ int vmgpu_phys_free(vmgpu_dev *dev, uint32_t pa)
 
 int vmgpu_phys_stats(const vmgpu_dev *dev, uint32_t *free_bytes, unsigned *n_allocs)
 {
+    if (dev && dev->remote) return remote_phys_stats(dev, free_bytes, n_allocs);
     if (!dev) return VMGPU_ERR_INVALID;
     if (free_bytes) *free_bytes = dev->info.user_bytes - (uint32_t)rs_used(&dev->phys);
     if (n_allocs) *n_allocs = (unsigned)dev->phys.n;
@@ -205,6 +254,7 @@ int vmgpu_phys_stats(const vmgpu_dev *dev, uint32_t *free_bytes, unsigned *n_all
 
 int vmgpu_phys_write(vmgpu_dev *dev, uint32_t pa, const void *src, size_t bytes)
 {
+    if (dev && dev->remote) return remote_phys_write(dev, pa, src, bytes);
     if (!dev || (!src && bytes) || (uint64_t)pa + bytes > dev->info.mem_size)
         return core_fail(dev, VMGPU_ERR_INVALID, "phys_write: bad range 0x%08x+%zu", pa, bytes);
     if (!bytes) return VMGPU_OK;
@@ -226,6 +276,7 @@ int vmgpu_phys_write(vmgpu_dev *dev, uint32_t pa, const void *src, size_t bytes)
 
 int vmgpu_phys_read(vmgpu_dev *dev, uint32_t pa, void *dst, size_t bytes)
 {
+    if (dev && dev->remote) return remote_phys_read(dev, pa, dst, bytes);
     if (!dev || (!dst && bytes) || (uint64_t)pa + bytes > dev->info.mem_size)
         return core_fail(dev, VMGPU_ERR_INVALID, "phys_read: bad range 0x%08x+%zu", pa, bytes);
     if (!bytes) return VMGPU_OK;
@@ -366,6 +417,16 @@ int vmgpu_dev_open_ex(const char *spec, const vmgpu_dev_options *opt, vmgpu_dev 
     char herr[256] = "";
     if (out) *out = NULL;
     if (!out) return VMGPU_ERR_INVALID;
+    if (!spec) spec = getenv("VMGPU_DEVICE");
+    if (remote_spec(spec)) return remote_open(spec, opt, out, err, errlen);
+    /* VMGPU_SERVER=1: every device form through its server (the suite's rehearsal of making
+     * the server the default; vmgpud itself clears it). */
+    const char *via = getenv("VMGPU_SERVER");
+    if (via && strcmp(via, "1") == 0) {
+        char rs[300];
+        snprintf(rs, sizeof rs, "vmgpud:%s", spec && *spec ? spec : "sim");
+        return remote_open(rs, opt, out, err, errlen);
+    }
     vmgpu_hal *hal = vmgpu_hal_open(spec, herr, sizeof herr);
     if (!hal) {
         if (err && errlen) snprintf(err, errlen, "%s", herr);
@@ -382,6 +443,10 @@ int vmgpu_dev_open(const char *spec, vmgpu_dev **out, char *err, size_t errlen)
 void vmgpu_dev_close(vmgpu_dev *dev)
 {
     if (!dev) return;
+    if (dev->remote) {
+        remote_close(dev);
+        return;
+    }
     for (size_t i = dev->nstreams; i-- > 0;) free(dev->streams[i]);
     for (unsigned i = 0; i < MAX_EVENTS; i++) free(dev->event_slot[i]);
     for (size_t i = dev->nctx; i-- > 0;) {
@@ -536,6 +601,7 @@ int ring_flush_pending(vmgpu_dev *dev, unsigned r)
 
 uint32_t vmgpu_fence_last(const vmgpu_dev *dev, unsigned r)
 {
+    if (dev && dev->remote) return remote_fence_last(dev, r);
     return (dev && r < dev->info.n_rings) ? dev->ring[r].fence_issued : 0;
 }
 
@@ -646,6 +712,7 @@ static int fence_dropped(const ring_state *rg, uint32_t value)
 
 int vmgpu_fence_query(vmgpu_dev *dev, unsigned r, uint32_t value)
 {
+    if (dev && dev->remote) return remote_fence_query(dev, r, value);
     if (!dev || r >= dev->info.n_rings) return core_fail(dev, VMGPU_ERR_INVALID, "fence_query: bad ring");
     ring_state *rg = &dev->ring[r];
     if (vmgpu_fence_reached(rg->fence_done, value)) return VMGPU_OK;
@@ -658,6 +725,7 @@ int vmgpu_fence_query(vmgpu_dev *dev, unsigned r, uint32_t value)
 
 int vmgpu_fence_wait(vmgpu_dev *dev, unsigned r, uint32_t value)
 {
+    if (dev && dev->remote) return remote_fence_wait(dev, r, value);
     if (!dev || r >= dev->info.n_rings) return core_fail(dev, VMGPU_ERR_INVALID, "fence_wait: bad ring");
     ring_state *rg = &dev->ring[r];
     if (!vmgpu_fence_reached(rg->fence_issued, value))
@@ -705,6 +773,7 @@ int vmgpu_fence_wait(vmgpu_dev *dev, unsigned r, uint32_t value)
 
 int vmgpu_dev_run_idle(vmgpu_dev *dev)
 {
+    if (dev && dev->remote) return remote_dev_run_idle(dev);
     if (!dev) return VMGPU_ERR_INVALID;
     uint64_t ran = 0;
     int rc = vmgpu_run(dev->hal, dev->timeout_cycles, &ran);
@@ -721,6 +790,7 @@ static uint32_t event_pa(const vmgpu_event *ev) { return ev->dev->scratch_pa + 8
 
 int vmgpu_event_create(vmgpu_dev *dev, vmgpu_event **out)
 {
+    if (dev && dev->remote) return remote_event_create(dev, out);
     if (!dev || !out) return core_fail(dev, VMGPU_ERR_INVALID, "event_create: NULL argument");
     for (unsigned i = 0; i < MAX_EVENTS; i++) {
         if (dev->event_slot[i]) continue;
@@ -737,6 +807,7 @@ int vmgpu_event_create(vmgpu_dev *dev, vmgpu_event **out)
 
 int vmgpu_event_destroy(vmgpu_event *ev)
 {
+    if (ev && ev->dev->remote) return remote_event_destroy(ev);
     if (!ev) return VMGPU_OK;
     ev->dev->event_slot[ev->slot] = NULL;
     free(ev);
@@ -745,6 +816,7 @@ int vmgpu_event_destroy(vmgpu_event *ev)
 
 int vmgpu_event_record(vmgpu_event *ev, vmgpu_stream *s)
 {
+    if (ev && ev->dev->remote) return remote_event_record(ev, s);
     if (!ev || !s) return VMGPU_ERR_INVALID;
     int rc = vmgpu_cmd_timestamp(s, event_pa(ev));
     if (rc) return rc;
@@ -771,6 +843,7 @@ int vmgpu_event_record(vmgpu_event *ev, vmgpu_stream *s)
 
 int vmgpu_event_query(vmgpu_event *ev)
 {
+    if (ev && ev->dev->remote) return remote_event_query(ev);
     if (!ev) return VMGPU_ERR_INVALID;
     if (!ev->recorded) return VMGPU_OK;  /* like cuEventQuery on an unrecorded event */
     return vmgpu_fence_query(ev->dev, ev->ring, ev->fence);
@@ -778,6 +851,7 @@ int vmgpu_event_query(vmgpu_event *ev)
 
 int vmgpu_event_wait(vmgpu_event *ev)
 {
+    if (ev && ev->dev->remote) return remote_event_wait(ev);
     if (!ev) return VMGPU_ERR_INVALID;
     if (!ev->recorded) return VMGPU_OK;
     return vmgpu_fence_wait(ev->dev, ev->ring, ev->fence);
@@ -785,6 +859,7 @@ int vmgpu_event_wait(vmgpu_event *ev)
 
 int vmgpu_event_cycles(vmgpu_event *ev, uint64_t *cycles)
 {
+    if (ev && ev->dev->remote) return remote_event_cycles(ev, cycles);
     if (!ev || !cycles) return VMGPU_ERR_INVALID;
     if (!ev->recorded)
         return core_fail(ev->dev, VMGPU_ERR_INVALID, "event_cycles: event never recorded");
@@ -799,6 +874,7 @@ int vmgpu_event_cycles(vmgpu_event *ev, uint64_t *cycles)
 
 int vmgpu_event_elapsed(vmgpu_event *start, vmgpu_event *end, uint64_t *cycles)
 {
+    if (start && start->dev->remote) return remote_event_elapsed(start, end, cycles);
     uint64_t a, b;
     if (!start || !end || !cycles || start->dev != end->dev) return VMGPU_ERR_INVALID;
     int rc = vmgpu_event_cycles(start, &a);
@@ -812,6 +888,7 @@ int vmgpu_event_elapsed(vmgpu_event *start, vmgpu_event *end, uint64_t *cycles)
 
 uint64_t vmgpu_debug_state_hash(const vmgpu_dev *dev)
 {
+    if (dev && dev->remote) return remote_state_hash(dev);
     if (!dev) return 0;
     uint64_t h = 1469598103934665603ull;
     h = rs_hash(&dev->phys, h);
@@ -820,4 +897,67 @@ uint64_t vmgpu_debug_state_hash(const vmgpu_dev *dev)
     for (size_t i = 0; i < dev->nctx; i++) h = ctx_hash(dev->ctxs[i], h);
     h ^= dev->nstreams * 0x9e3779b97f4a7c15ull;
     return h;
+}
+
+/* ------------------------------------------------------------------ device server */
+
+int vmgpu_dev_is_remote(const vmgpu_dev *dev) { return dev && dev->remote; }
+
+int vmgpu_dev_ping(vmgpu_dev *dev)
+{
+    if (!dev) return VMGPU_ERR_INVALID;
+    return dev->remote ? remote_ping(dev) : VMGPU_OK;
+}
+
+int vmgpu_dev_poll(vmgpu_dev *dev, uint64_t max_cycles, uint64_t *ran)
+{
+    if (!dev) return VMGPU_ERR_INVALID;
+    if (dev->remote) return remote_poll(dev, max_cycles, ran);
+    uint64_t r = 0;
+    int rc = vmgpu_run(dev->hal, max_cycles, &r);
+    if (ran) *ran = r;
+    return rc && rc != VMGPU_HAL_ETIMEDOUT ? core_hal_err(dev, rc, "run") : VMGPU_OK;
+}
+
+int vmgpu_ring_faulted(vmgpu_dev *dev, unsigned r)
+{
+    if (!dev || r >= dev->info.n_rings)
+        return core_fail(dev, VMGPU_ERR_INVALID, "ring_faulted: bad ring");
+    if (dev->remote) return remote_ring_faulted(dev, r);
+    uint32_t st;
+    RD(VMGPU_RING_REG(r, VMGPU_RING_STATUS), &st);
+    return (st & VMGPU_RING_STATUS_FAULTED_MASK) != 0;
+}
+
+int vmgpu_dev_link_round_trips(vmgpu_dev *dev, uint64_t *trips)
+{
+    if (!dev || !trips) return VMGPU_ERR_INVALID;
+    if (dev->remote) return remote_link_round_trips(dev, trips);
+    *trips = dev->hal->round_trips;
+    return VMGPU_OK;
+}
+
+int vmgpu_phys_export(vmgpu_dev *dev, uint32_t pa, int *fd)
+{
+    if (!dev || !fd) return core_fail(dev, VMGPU_ERR_INVALID, "phys_export: NULL argument");
+    if (!dev->remote)
+        return core_fail(dev, VMGPU_ERR_INVALID, "phys_export: the device is in this process "
+                         "(VMGPU_DEVICE=vmgpud shares it through the device server)");
+    return remote_phys_export(dev, pa, fd);
+}
+
+int vmgpu_phys_import(vmgpu_dev *dev, int fd, uint32_t *pa, uint32_t *size)
+{
+    if (!dev || !pa || !size || fd < 0)
+        return core_fail(dev, VMGPU_ERR_INVALID, "phys_import: bad argument");
+    if (!dev->remote)
+        return core_fail(dev, VMGPU_ERR_INVALID, "phys_import: the device is in this process");
+    return remote_phys_import(dev, fd, pa, size);
+}
+
+void vmgpu_dev_set_host_access(vmgpu_dev *dev, vmgpu_host_access_fn fn, void *user)
+{
+    if (!dev) return;
+    dev->host_access = fn;
+    dev->host_access_user = user;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core_internal.h"
+#include "remote.h"
 
 #define PAGE VMGPU_PAGE_SIZE
 
@@ -14,6 +15,7 @@ vmgpu_dev *vmgpu_ctx_dev(const vmgpu_ctx *ctx) { return ctx ? ctx->dev : NULL; }
 
 int vmgpu_ctx_status(const vmgpu_ctx *ctx, char *msg, size_t msglen)
 {
+    if (ctx && ctx->dev->remote) return remote_ctx_status(ctx, msg, msglen);
     if (!ctx) return VMGPU_ERR_INVALID;
     if (msg && msglen) snprintf(msg, msglen, "%s", ctx->faulted ? ctx->fault_msg : "");
     return ctx->faulted ? VMGPU_ERR_CTX_FAULTED : VMGPU_OK;
@@ -21,6 +23,7 @@ int vmgpu_ctx_status(const vmgpu_ctx *ctx, char *msg, size_t msglen)
 
 int vmgpu_ctx_clear_fault(vmgpu_ctx *ctx)
 {
+    if (ctx && ctx->dev->remote) return remote_ctx_clear_fault(ctx);
     if (!ctx) return VMGPU_ERR_INVALID;
     ctx->faulted = 0;
     ctx->fault_msg[0] = 0;
@@ -166,6 +169,7 @@ static int ctx_list_add(vmgpu_dev *dev, vmgpu_ctx *ctx)
 
 int vmgpu_ctx_create(vmgpu_dev *dev, int home_ring, vmgpu_ctx **out)
 {
+    if (dev && dev->remote) return remote_ctx_create(dev, home_ring, out);
     if (!dev || !out || home_ring < -1 || home_ring >= (int)dev->info.n_rings)
         return core_fail(dev, VMGPU_ERR_INVALID, "ctx_create: bad argument (home_ring %d)", home_ring);
     unsigned asid = 0;
@@ -247,6 +251,7 @@ void ctx_free_all(vmgpu_ctx *ctx)
 
 int vmgpu_ctx_destroy(vmgpu_ctx *ctx)
 {
+    if (ctx && ctx->dev->remote) return remote_ctx_destroy(ctx);
     if (!ctx) return VMGPU_OK;
     vmgpu_dev *dev = ctx->dev;
     if (ctx->nstreams)
@@ -278,6 +283,7 @@ int vmgpu_ctx_destroy(vmgpu_ctx *ctx)
 
 int vmgpu_va_reserve(vmgpu_ctx *ctx, uint32_t size, uint32_t align, uint32_t fixed, uint32_t *va)
 {
+    if (ctx && ctx->dev->remote) return remote_va_reserve(ctx, size, align, fixed, va);
     if (!ctx || !va) return core_fail(ctx ? ctx->dev : NULL, VMGPU_ERR_INVALID, "va_reserve: NULL");
     vmgpu_dev *dev = ctx->dev;
     if (align == 0) align = VMGPU_GRANULE;
@@ -315,6 +321,7 @@ static int range_has_mapping(const vmgpu_ctx *ctx, uint32_t va, uint32_t size)
 
 int vmgpu_va_free(vmgpu_ctx *ctx, uint32_t va)
 {
+    if (ctx && ctx->dev->remote) return remote_va_free(ctx, va);
     if (!ctx) return VMGPU_ERR_INVALID;
     long i = rs_find_start(&ctx->va, va);
     if (i < 0) return core_fail(ctx->dev, VMGPU_ERR_NOT_FOUND, "va_free: no reservation at 0x%08x", va);
@@ -327,6 +334,7 @@ int vmgpu_va_free(vmgpu_ctx *ctx, uint32_t va)
 
 int vmgpu_va_stats(const vmgpu_ctx *ctx, uint32_t *reserved_bytes, unsigned *n_ranges)
 {
+    if (ctx && ctx->dev->remote) return remote_va_stats(ctx, reserved_bytes, n_ranges);
     if (!ctx) return VMGPU_ERR_INVALID;
     if (reserved_bytes) *reserved_bytes = (uint32_t)rs_used(&ctx->va);
     if (n_ranges) *n_ranges = (unsigned)ctx->va.n;
@@ -469,11 +477,13 @@ static int do_map(vmgpu_ctx *ctx, int ring, uint32_t va, uint32_t pa, uint32_t s
 
 int vmgpu_map(vmgpu_ctx *ctx, uint32_t va, uint32_t pa, uint32_t size, unsigned flags)
 {
+    if (ctx && ctx->dev->remote) return remote_map(ctx, va, pa, size, flags);
     return do_map(ctx, -1, va, pa, size, flags);
 }
 
 int vmgpu_stream_map(vmgpu_stream *s, uint32_t va, uint32_t pa, uint32_t size, unsigned flags)
 {
+    if (s && s->ctx->dev->remote) return remote_stream_map(s, va, pa, size, flags);
     if (!s) return VMGPU_ERR_INVALID;
     return do_map(s->ctx, (int)s->ring, va, pa, size, flags);
 }
@@ -522,16 +532,19 @@ static int rewrite(vmgpu_ctx *ctx, const char *who, uint32_t va, uint32_t size, 
 
 int vmgpu_unmap(vmgpu_ctx *ctx, uint32_t va, uint32_t size)
 {
+    if (ctx && ctx->dev->remote) return remote_unmap(ctx, va, size);
     return rewrite(ctx, "unmap", va, size, 1, 0);
 }
 
 int vmgpu_protect(vmgpu_ctx *ctx, uint32_t va, uint32_t size, unsigned flags)
 {
+    if (ctx && ctx->dev->remote) return remote_protect(ctx, va, size, flags);
     return rewrite(ctx, "protect", va, size, 0, flags);
 }
 
 int vmgpu_query(const vmgpu_ctx *ctx, uint32_t va, uint32_t *pte)
 {
+    if (ctx && ctx->dev->remote) return remote_query(ctx, va, pte);
     if (!ctx || !pte) return VMGPU_ERR_INVALID;
     *pte = pte_of(ctx, va);
     return VMGPU_OK;
@@ -563,11 +576,10 @@ static int ctx_access(vmgpu_ctx *ctx, uint32_t va, void *buf, size_t bytes, int 
         uint32_t addr = (p & ~(PAGE - 1)) | (v & (PAGE - 1));
         int rc;
         if (p & VMGPU_PTE_HOST) {
-            uint8_t *h = vmgpu_host_ptr(dev, addr);
-            if (!h) return core_fail(dev, VMGPU_ERR_NOT_MAPPED, "host frame of va 0x%08x gone", v);
-            if (write) memcpy(h, b + done, chunk);
-            else memcpy(b + done, h, chunk);
-            rc = VMGPU_OK;
+            rc = host_copy(dev, addr, b + done, chunk, write);
+            if (rc == VMGPU_ERR_NOT_MAPPED)
+                return core_fail(dev, rc, "host frame of va 0x%08x gone", v);
+            if (rc) return core_fail(dev, rc, "host memory of va 0x%08x unreachable", v);
         } else {
             /* Extend over following pages that are physically contiguous: fewer bursts. */
             while (done + chunk < bytes) {
@@ -588,10 +600,12 @@ static int ctx_access(vmgpu_ctx *ctx, uint32_t va, void *buf, size_t bytes, int 
 
 int vmgpu_ctx_write(vmgpu_ctx *ctx, uint32_t va, const void *src, size_t bytes)
 {
+    if (ctx && ctx->dev->remote) return remote_ctx_write(ctx, va, src, bytes);
     return ctx_access(ctx, va, (void *)src, bytes, 1);
 }
 
 int vmgpu_ctx_read(vmgpu_ctx *ctx, uint32_t va, void *dst, size_t bytes)
 {
+    if (ctx && ctx->dev->remote) return remote_ctx_read(ctx, va, dst, bytes);
     return ctx_access(ctx, va, dst, bytes, 0);
 }

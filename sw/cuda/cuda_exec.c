@@ -89,7 +89,7 @@ void cu_ctx_release_objects(struct CUctx_st *c)
 static void run_a_little(void)
 {
     uint64_t ran = 0;
-    vmgpu_run(vmgpu_dev_hal(g_dev), 20000, &ran);
+    vmgpu_dev_poll(g_dev, 20000, &ran);
 }
 
 /* ------------------------------------------------------------------ streams */
@@ -314,9 +314,8 @@ static CUresult stream_query(CUstream h)
     crc = vmgpu_fence_query(g_dev, vmgpu_stream_ring(s), f);
     if (crc == VMGPU_ERR_NOT_READY) {
         /* A fault stops the ring; only a wait notices it. */
-        uint32_t st = 0;
-        vmgpu_reg_read(vmgpu_dev_hal(g_dev), VMGPU_RING_REG(vmgpu_stream_ring(s), VMGPU_RING_STATUS), &st);
-        if (st & VMGPU_RING_STATUS_FAULTED_MASK) crc = vmgpu_fence_wait(g_dev, vmgpu_stream_ring(s), f);
+        if (vmgpu_ring_faulted(g_dev, vmgpu_stream_ring(s)) == 1)
+            crc = vmgpu_fence_wait(g_dev, vmgpu_stream_ring(s), f);
         else return CUDA_ERROR_NOT_READY;
     }
     return cu_core_err(c, crc);
@@ -417,9 +416,7 @@ static CUresult event_query(CUevent he)
     run_a_little();
     int crc = vmgpu_event_query(e->core);
     if (crc == VMGPU_ERR_NOT_READY) {
-        uint32_t st = 0;
-        vmgpu_reg_read(vmgpu_dev_hal(g_dev), VMGPU_RING_REG(e->ring, VMGPU_RING_STATUS), &st);
-        if (!(st & VMGPU_RING_STATUS_FAULTED_MASK)) return CUDA_ERROR_NOT_READY;
+        if (vmgpu_ring_faulted(g_dev, e->ring) != 1) return CUDA_ERROR_NOT_READY;
         crc = vmgpu_event_wait(e->core);
     }
     return cu_core_err(e->ctx, crc);

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,11 +148,13 @@ CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handl
 }
 
 /*
- * Shareable handles: a POSIX file descriptor of a memfd made for the allocation at its first
- * export (named "vmgpu-alloc-<handle>"); each export hands out a dup() the caller owns. Import
- * recognises the allocation by the fd's inode. The device memory of the simulated device lives
- * in this process, so an fd sent to another process imports nothing there
- * (CUDA_ERROR_INVALID_VALUE): sharing works within a process only.
+ * Shareable handles: a POSIX file descriptor made for the allocation at its first export; each
+ * export hands out a dup() the caller owns, and an import in this process recognises the
+ * allocation by the fd's inode. Through the device server (VMGPU_DEVICE=vmgpud) the descriptor
+ * is the server's (vmgpu_phys_export): sent to another process with SCM_RIGHTS and imported
+ * there, it gives that process the same physical memory, which lives while any process holds
+ * it or any copy of the descriptor is open (docs/server.md). With the device in this process a
+ * memfd named "vmgpu-alloc-<handle>" stands for it, and sharing works within the process only.
  */
 static CUresult mem_export(void *shareable, CUmemGenericAllocationHandle handle,
                            CUmemAllocationHandleType type, unsigned long long flags)
@@ -164,6 +167,20 @@ static CUresult mem_export(void *shareable, CUmemGenericAllocationHandle handle,
     if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_INVALID_VALUE;
     if (!(a->prop.requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
         return CUDA_ERROR_INVALID_VALUE;
+    if (a->memfd < 0 && vmgpu_dev_is_remote(g_dev)) {
+        int fd;
+        struct stat st;
+        if (vmgpu_phys_export(g_dev, a->pa, &fd)) return CUDA_ERROR_OPERATING_SYSTEM;
+        if (fstat(fd, &st)) {
+            close(fd);
+            return CUDA_ERROR_OPERATING_SYSTEM;
+        }
+        a->memfd = fd;
+        a->fd_dev = st.st_dev;
+        a->fd_ino = st.st_ino;
+        cu_trace("cuMemExportToShareableHandle: handle 0x%llx (pa 0x%08x) exported through the "
+                 "device server", (unsigned long long)a->id, a->pa);
+    }
     if (a->memfd < 0) {
         char name[64];
         snprintf(name, sizeof name, "vmgpu-alloc-%llx", (unsigned long long)a->id);
@@ -188,15 +205,46 @@ CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle, CUmemGeneri
     LOCKED("cuMemExportToShareableHandle", mem_export(shareableHandle, handle, handleType, flags));
 }
 
+/* Through the device server: the server knows the descriptor, whichever process exported it,
+ * and gives this process a hold on that memory. Every import is a new handle, in the exporting
+ * process too, and the imported handle asks for no handle types (NVIDIA, measured: an imported
+ * handle cannot be exported again). */
+static CUresult import_remote(CUmemGenericAllocationHandle *handle, int fd)
+{
+    uint32_t pa, size;
+    int crc = vmgpu_phys_import(g_dev, fd, &pa, &size);
+    if (crc == VMGPU_ERR_NOT_FOUND || crc == VMGPU_ERR_INVALID) return CUDA_ERROR_INVALID_VALUE;
+    if (crc) return cu_core_err(NULL, crc);
+    CUmemAllocationProp prop = {.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+                                .requestedHandleTypes = CU_MEM_HANDLE_TYPE_NONE,
+                                .location = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0}};
+    cu_alloc *a = cu_alloc_adopt(pa, size, &prop);
+    if (!a) {
+        vmgpu_phys_free(g_dev, pa);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *handle = a->id;
+    cu_trace("cuMemImportFromShareableHandle: fd %d -> handle 0x%llx = pa 0x%08x (+0x%x), held "
+             "through the device server", fd, (unsigned long long)a->id, pa, size);
+    return CUDA_SUCCESS;
+}
+
 static CUresult mem_import(CUmemGenericAllocationHandle *handle, void *os, CUmemAllocationHandleType type)
 {
     CUresult rc = cu_current_opt(NULL);
     if (rc) return rc;
     if (!handle) return CUDA_ERROR_INVALID_VALUE;
-    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;  /* measured */
+    /* NVIDIA (measured): type NONE is INVALID_VALUE, another type NOT_SUPPORTED (FABRIC crashes
+     * it: the specific error instead). */
+    if (type == CU_MEM_HANDLE_TYPE_NONE) return CUDA_ERROR_INVALID_VALUE;
+    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
     int fd = (int)(intptr_t)os;
     struct stat st;
+    /* A descriptor that is not open, or names no exported allocation: NVIDIA answers
+     * CUDA_ERROR_UNKNOWN (measured for -1, closed, /dev/null, memfd, pipe, socket; fd 0
+     * INVALID_VALUE); vmgpu the specific INVALID_VALUE. */
     if (fd < 0 || fstat(fd, &st)) return CUDA_ERROR_INVALID_VALUE;
+    if (vmgpu_dev_is_remote(g_dev)) return import_remote(handle, fd);
     for (cu_alloc *a = g_allocs; a; a = a->next)
         if (a->memfd >= 0 && a->fd_dev == st.st_dev && a->fd_ino == st.st_ino && !a->internal) {
             a->refs++;

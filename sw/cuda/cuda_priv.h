@@ -47,6 +47,7 @@ CUresult cu_set_access(uint64_t va, uint64_t size, unsigned acc);
 cu_alloc *cu_alloc_new(uint32_t size, const CUmemAllocationProp *prop, int internal, CUresult *err);
 cu_alloc *cu_alloc_lookup(CUmemGenericAllocationHandle h);
 uint64_t g_next_handle_value(void);
+cu_alloc *cu_alloc_adopt(uint32_t pa, uint32_t size, const CUmemAllocationProp *prop);
 void cu_alloc_maybe_free(cu_alloc *a);
 int cu_mirror_replay(vmgpu_ctx *core);
 

@@ -765,6 +765,23 @@ cu_alloc *cu_alloc_new(uint32_t size, const CUmemAllocationProp *prop, int inter
     return a;
 }
 
+/* A handle for memory another process allocated and exported (imported through the device
+ * server, which now counts this process among its holders): freeing it drops that hold. */
+cu_alloc *cu_alloc_adopt(uint32_t pa, uint32_t size, const CUmemAllocationProp *prop)
+{
+    cu_alloc *a = calloc(1, sizeof *a);
+    if (!a) return NULL;
+    a->id = g_next_handle++;
+    a->pa = pa;
+    a->size = size;
+    a->refs = 1;
+    a->memfd = -1;
+    if (prop) a->prop = *prop;
+    a->next = g_allocs;
+    g_allocs = a;
+    return a;
+}
+
 uint64_t g_next_handle_value(void) { return g_next_handle; }
 
 cu_alloc *cu_alloc_lookup(CUmemGenericAllocationHandle h)

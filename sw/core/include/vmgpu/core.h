@@ -278,6 +278,48 @@ int vmgpu_event_elapsed(vmgpu_event *start, vmgpu_event *end, uint64_t *cycles);
 /* Make stream `waiter` wait (on the device) for everything submitted so far on `s`. */
 int vmgpu_stream_wait_stream(vmgpu_stream *waiter, vmgpu_stream *s);
 
+/* ---------------------------------------------------- device server (vmgpud) */
+
+/*
+ * VMGPU_DEVICE=vmgpud[:spec] (spec: any other form, default sim) opens the device through the
+ * per-user device server: the first client starts it, later ones connect, and every call above
+ * is carried out there, in this process's own address spaces (docs/server.md). Every other form
+ * opens the device in this process.
+ */
+/* 1 when dev is a connection to the device server, 0 when the device is in this process. */
+int vmgpu_dev_is_remote(const vmgpu_dev *dev);
+/* One round trip to the server and back, doing nothing (in process: returns at once). */
+int vmgpu_dev_ping(vmgpu_dev *dev);
+/* Let the device run at most max_cycles (a polling slice); *ran (may be NULL) gets the cycles. */
+int vmgpu_dev_poll(vmgpu_dev *dev, uint64_t max_cycles, uint64_t *ran);
+/* 1 when ring stopped on a fault that no wait has handled yet, 0 when not, <0 on error. */
+int vmgpu_ring_faulted(vmgpu_dev *dev, unsigned ring);
+/* The transport's link round trips so far (counted where the device is). */
+int vmgpu_dev_link_round_trips(vmgpu_dev *dev, uint64_t *trips);
+/*
+ * Cross-process sharing (server only): export gives a new file descriptor (the caller owns it)
+ * that names the allocation starting at pa; sent to another process (SCM_RIGHTS) and imported
+ * there, it gives that process a hold on the same physical memory (*pa, *size). The memory lives
+ * while any process holds it (vmgpu_phys_free drops one hold). An fd the server did not make
+ * for an allocation, or one whose allocation is gone: VMGPU_ERR_NOT_FOUND. In process:
+ * VMGPU_ERR_INVALID (front ends share inside the process on their own).
+ */
+int vmgpu_phys_export(vmgpu_dev *dev, uint32_t pa, int *fd);
+int vmgpu_phys_import(vmgpu_dev *dev, int fd, uint32_t *pa, uint32_t *size);
+
+/*
+ * For the server: host memory registered on behalf of another process. owner (nonzero) tags the
+ * registration (overlaps are checked per owner); addr is an address in that process, which the
+ * core never dereferences: every host-port access and ctx_read/ctx_write of such pages goes to
+ * the access function set with vmgpu_dev_set_host_access.
+ */
+typedef int (*vmgpu_host_access_fn)(void *user, uintptr_t owner, uintptr_t addr, void *buf,
+                                    size_t bytes, int write);
+void vmgpu_dev_set_host_access(vmgpu_dev *dev, vmgpu_host_access_fn fn, void *user);
+int vmgpu_host_register_for(vmgpu_dev *dev, uintptr_t owner, uintptr_t addr, size_t size,
+                            uint32_t *haddr);
+int vmgpu_host_unregister_for(vmgpu_dev *dev, uintptr_t owner, uintptr_t addr);
+
 /* ---------------------------------------------------------------- debugging */
 
 /* A hash of all software state (allocators, reservations, shadows, registrations); tests
