@@ -955,6 +955,34 @@ int vmgpu_phys_import(vmgpu_dev *dev, int fd, uint32_t *pa, uint32_t *size)
     return remote_phys_import(dev, fd, pa, size);
 }
 
+int vmgpu_phys_ipc_token(vmgpu_dev *dev, uint32_t pa, uint64_t *token)
+{
+    if (!dev || !token) return core_fail(dev, VMGPU_ERR_INVALID, "phys_ipc_token: NULL argument");
+    if (!dev->remote) return core_fail(dev, VMGPU_ERR_INVALID, "phys_ipc_token: the device is in this process");
+    return remote_phys_ipc_token(dev, pa, token);
+}
+
+int vmgpu_phys_ipc_open(vmgpu_dev *dev, uint64_t token, uint32_t *pa, uint32_t *size, int *own)
+{
+    if (!dev || !pa || !size || !own) return core_fail(dev, VMGPU_ERR_INVALID, "phys_ipc_open: NULL argument");
+    if (!dev->remote) return core_fail(dev, VMGPU_ERR_INVALID, "phys_ipc_open: the device is in this process");
+    return remote_phys_ipc_open(dev, token, pa, size, own);
+}
+
+int vmgpu_event_ipc_token(vmgpu_event *ev, uint64_t *token)
+{
+    if (!ev || !token) return VMGPU_ERR_INVALID;
+    if (!ev->dev->remote) return core_fail(ev->dev, VMGPU_ERR_INVALID, "event_ipc_token: the device is in this process");
+    return remote_event_ipc_token(ev, token);
+}
+
+int vmgpu_event_ipc_open(vmgpu_dev *dev, uint64_t token, vmgpu_event **out, int *own)
+{
+    if (!dev || !out || !own) return core_fail(dev, VMGPU_ERR_INVALID, "event_ipc_open: NULL argument");
+    if (!dev->remote) return core_fail(dev, VMGPU_ERR_INVALID, "event_ipc_open: the device is in this process");
+    return remote_event_ipc_open(dev, token, out, own);
+}
+
 void vmgpu_dev_set_host_access(vmgpu_dev *dev, vmgpu_host_access_fn fn, void *user)
 {
     if (!dev) return;

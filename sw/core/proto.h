@@ -104,6 +104,12 @@ enum vmgpu_msg {
     VMGPU_MSG_LINK_TRIPS,     /* -> the transport's round trips so far */
     VMGPU_MSG_EXPORT,         /* pa -> fd (SCM_RIGHTS) naming the allocation */
     VMGPU_MSG_IMPORT,         /* + fd (SCM_RIGHTS) -> pa, size; the client now holds it */
+    VMGPU_MSG_IPC_MEM_TOKEN, /* pa -> token naming the allocation (legacy CUDA IPC) */
+    VMGPU_MSG_IPC_MEM_OPEN,  /* token -> pa, size, 1 when the caller made the token (no hold
+                                then); otherwise the client now holds the allocation */
+    VMGPU_MSG_IPC_EVENT_TOKEN, /* event id -> token naming the event */
+    VMGPU_MSG_IPC_EVENT_OPEN,  /* token -> an event id of the caller's for the same event, 1
+                                  when the caller made the token */
     VMGPU_MSG_COUNT
 };
 

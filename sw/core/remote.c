@@ -872,3 +872,53 @@ int remote_event_elapsed(vmgpu_event *start, vmgpu_event *end, uint64_t *cycles)
     if (!rc) *cycles = ret[0];
     return rc;
 }
+
+/* ---------------------------------------------------------------- legacy IPC tokens */
+
+int remote_phys_ipc_token(vmgpu_dev *dev, uint32_t pa, uint64_t *token)
+{
+    uint64_t ret[4];
+    int rc = call(dev, VMGPU_MSG_IPC_MEM_TOKEN, ARGS(pa), ret);
+    if (!rc) *token = ret[0];
+    return rc;
+}
+
+int remote_phys_ipc_open(vmgpu_dev *dev, uint64_t token, uint32_t *pa, uint32_t *size, int *own)
+{
+    uint64_t ret[4];
+    int rc = call(dev, VMGPU_MSG_IPC_MEM_OPEN, ARGS(token), ret);
+    if (rc) return rc;
+    *pa = (uint32_t)ret[0];
+    *size = (uint32_t)ret[1];
+    *own = (int)ret[2];
+    return VMGPU_OK;
+}
+
+int remote_event_ipc_token(vmgpu_event *ev, uint64_t *token)
+{
+    uint64_t ret[4];
+    int rc = call(ev->dev, VMGPU_MSG_IPC_EVENT_TOKEN, ARGS(ev->rid), ret);
+    if (!rc) *token = ret[0];
+    return rc;
+}
+
+int remote_event_ipc_open(vmgpu_dev *dev, uint64_t token, vmgpu_event **out, int *own)
+{
+    vmgpu_event *ev = calloc(1, sizeof *ev);
+    if (!ev || track(dev->remote, ev)) {
+        free(ev);
+        return core_fail(dev, VMGPU_ERR_NOMEM, "out of host memory");
+    }
+    uint64_t ret[4];
+    int rc = call(dev, VMGPU_MSG_IPC_EVENT_OPEN, ARGS(token), ret);
+    if (rc || ret[1]) {
+        untrack_free(dev->remote, ev);
+        *own = !rc && ret[1];
+        return rc;
+    }
+    ev->dev = dev;
+    ev->rid = (uint32_t)ret[0];
+    *own = 0;
+    *out = ev;
+    return VMGPU_OK;
+}

@@ -35,6 +35,11 @@ int remote_phys_read(vmgpu_dev *dev, uint32_t pa, void *dst, size_t bytes);
 int remote_phys_export(vmgpu_dev *dev, uint32_t pa, int *fd);
 int remote_phys_import(vmgpu_dev *dev, int fd, uint32_t *pa, uint32_t *size);
 
+int remote_phys_ipc_token(vmgpu_dev *dev, uint32_t pa, uint64_t *token);
+int remote_phys_ipc_open(vmgpu_dev *dev, uint64_t token, uint32_t *pa, uint32_t *size, int *own);
+int remote_event_ipc_token(vmgpu_event *ev, uint64_t *token);
+int remote_event_ipc_open(vmgpu_dev *dev, uint64_t token, vmgpu_event **out, int *own);
+
 int remote_host_register(vmgpu_dev *dev, void *ptr, size_t size, uint32_t *haddr);
 int remote_host_unregister(vmgpu_dev *dev, void *ptr);
 void *remote_host_ptr(const vmgpu_dev *dev, uint32_t haddr);

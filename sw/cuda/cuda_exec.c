@@ -355,7 +355,8 @@ static CUresult event_create(CUevent *ph, unsigned flags)
     if (!ph || (flags & ~(unsigned)(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS)))
         return CUDA_ERROR_INVALID_VALUE;
     if ((flags & CU_EVENT_INTERPROCESS) && !(flags & CU_EVENT_DISABLE_TIMING)) return CUDA_ERROR_INVALID_VALUE;
-    if (flags & CU_EVENT_INTERPROCESS) return CUDA_ERROR_NOT_SUPPORTED;
+    /* Another process can open an interprocess event only through the device server. */
+    if ((flags & CU_EVENT_INTERPROCESS) && !vmgpu_dev_is_remote(g_dev)) return CUDA_ERROR_NOT_SUPPORTED;
     struct CUevent_st *e = calloc(1, sizeof *e);
     if (!e) return CUDA_ERROR_OUT_OF_MEMORY;
     int crc = vmgpu_event_create(g_dev, &e->core);
@@ -395,6 +396,27 @@ static CUresult event_record(CUevent he, CUstream h)
 }
 CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream) { LOCKED("cuEventRecord", event_record(hEvent, hStream)); }
 CUresult CUDAAPI cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) { LOCKED("cuEventRecord_ptsz", event_record(hEvent, hStream)); }
+
+/* An event another process shares (cuIpcOpenEventHandle): queries and waits see its owner's
+ * records, so it counts as recorded. */
+CUresult cu_event_adopt(struct CUctx_st *c, vmgpu_event *core, CUevent *out)
+{
+    struct CUevent_st *e = calloc(1, sizeof *e);
+    if (!e) return CUDA_ERROR_OUT_OF_MEMORY;
+    e->magic = EVENT_MAGIC;
+    e->live = 1;
+    e->ctx = c;
+    e->core = core;
+    e->flags = CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING;
+    e->recorded = 1;
+    e->next = g_events;
+    g_events = e;
+    *out = e;
+    return CUDA_SUCCESS;
+}
+
+/* The live event behind a handle, or NULL. */
+struct CUevent_st *cu_event_lookup(CUevent he) { return event_lookup(he); }
 
 static CUresult event_check(CUevent he, struct CUevent_st **out)
 {

@@ -48,6 +48,9 @@ cu_alloc *cu_alloc_new(uint32_t size, const CUmemAllocationProp *prop, int inter
 cu_alloc *cu_alloc_lookup(CUmemGenericAllocationHandle h);
 uint64_t g_next_handle_value(void);
 cu_alloc *cu_alloc_adopt(uint32_t pa, uint32_t size, const CUmemAllocationProp *prop);
+/* cuda_exec.c: an event of another process (cuIpcOpenEventHandle); the live event of a handle. */
+CUresult cu_event_adopt(struct CUctx_st *c, vmgpu_event *core, CUevent *out);
+struct CUevent_st *cu_event_lookup(CUevent he);
 void cu_alloc_maybe_free(cu_alloc *a);
 int cu_mirror_replay(vmgpu_ctx *core);
 

@@ -601,6 +601,20 @@ typedef enum CUevent_flags_enum {
     CU_EVENT_INTERPROCESS = 0x4
 } CUevent_flags;
 
+/* Legacy interprocess handles (cuIpc*): opaque bytes that cross processes. */
+#define CU_IPC_HANDLE_SIZE 64
+typedef struct CUipcEventHandle_st {
+    char reserved[CU_IPC_HANDLE_SIZE];
+} CUipcEventHandle_v1;
+typedef CUipcEventHandle_v1 CUipcEventHandle;
+typedef struct CUipcMemHandle_st {
+    char reserved[CU_IPC_HANDLE_SIZE];
+} CUipcMemHandle_v1;
+typedef CUipcMemHandle_v1 CUipcMemHandle;
+typedef enum CUipcMem_flags_enum {
+    CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1
+} CUipcMem_flags;
+
 typedef enum CUevent_record_flags_enum {
     CU_EVENT_RECORD_DEFAULT = 0x0,
     CU_EVENT_RECORD_EXTERNAL = 0x1
@@ -1225,6 +1239,13 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent);
 CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd);
 CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd);
 CUresult CUDAAPI cuEventDestroy(CUevent hEvent);
+
+/* Legacy interprocess memory and events (through the device server: docs/server.md) */
+CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event);
+CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle);
+CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr);
+CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags);
+CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr);
 
 /* Modules and kernels */
 CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image);

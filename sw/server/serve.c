@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -68,6 +69,7 @@ srv_client *srv_client_new(int sock)
     srv_client *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->sock = sock;
+    c->serial = ++g_srv.next_serial;
     c->err_fd = -1;
     vmgpu_dev_set_host_access(g_srv.dev, client_memory, NULL);
     return c;
@@ -142,6 +144,31 @@ static int owns_host(const srv_client *c, uint64_t haddr, uint64_t size)
     return 0;
 }
 
+/* A new token nobody can guess (legacy IPC handles travel as plain bytes). */
+static uint64_t new_token(void)
+{
+    uint64_t t = 0;
+    while (t == 0)
+        if (getrandom(&t, sizeof t, 0) != (ssize_t)sizeof t) t = (uint64_t)rand() << 32 ^ (uint64_t)rand();
+    return t;
+}
+
+static srv_shared_event *shared_of(const vmgpu_event *ev)
+{
+    for (size_t i = 0; i < g_srv.nsev; i++)
+        if (g_srv.sev[i].ev == ev) return &g_srv.sev[i];
+    return NULL;
+}
+
+/* A client's table lets go of ev: the event goes when no table names it. */
+static int event_release(vmgpu_event *ev)
+{
+    srv_shared_event *sh = shared_of(ev);
+    if (sh && --sh->refs > 0) return VMGPU_OK;
+    if (sh) *sh = g_srv.sev[--g_srv.nsev];
+    return vmgpu_event_destroy(ev);
+}
+
 void srv_client_drop(srv_client *c)
 {
     vmgpu_dev *dev = g_srv.dev;
@@ -153,7 +180,7 @@ void srv_client_drop(srv_client *c)
     for (size_t i = 0; i < c->nst; i++)
         if (c->st[i]) vmgpu_stream_destroy(c->st[i]);
     for (size_t i = 0; i < c->nev; i++)
-        if (c->ev[i]) vmgpu_event_destroy(c->ev[i]);
+        if (c->ev[i]) event_release(c->ev[i]);
     for (size_t i = 0; i < c->nctx; i++)
         if (c->ctx[i]) vmgpu_ctx_destroy(c->ctx[i]);
     for (size_t i = 0; i < c->nregs; i++) {
@@ -459,6 +486,39 @@ static int op_import(request *r, answer *a)
                 "(not made by this server's export, or its memory is gone)");
 }
 
+/* Legacy IPC memory handles: a token per allocation, good while the allocation lives. */
+static int op_ipc_mem(request *r, answer *a)
+{
+    srv_client *c = r->c;
+    const vmgpu_req *q = r->q;
+    if (q->op == VMGPU_MSG_IPC_MEM_TOKEN) {
+        CHECK(args32(a, q, 0, 1));
+        srv_alloc *al = alloc_at(A32(0));
+        if (hold_find(c, A32(0)) < 0 || !al)
+            return fail(a, VMGPU_ERR_NOT_FOUND, "ipc_token: this process holds no allocation at 0x%08x", A32(0));
+        if (!al->token) {
+            al->token = new_token();
+            al->token_maker = c->serial;
+        }
+        a->h.ret[0] = al->token;
+        return VMGPU_OK;
+    }
+    for (size_t i = 0; i < g_srv.nallocs; i++) {
+        srv_alloc *al = &g_srv.allocs[i];
+        if (!al->token || al->token != q->arg[0] || al->dying) continue;
+        a->h.ret[0] = al->pa;
+        a->h.ret[1] = al->size;
+        if (al->token_maker == c->serial) {
+            a->h.ret[2] = 1;  /* its own allocation: nothing opened */
+            return VMGPU_OK;
+        }
+        if (hold_add(c, al->pa)) return fail(a, VMGPU_ERR_NOMEM, "server out of host memory");
+        al->holders++;
+        return VMGPU_OK;
+    }
+    return fail(a, VMGPU_ERR_NOT_FOUND, "ipc_open: no allocation has that handle (never made, or freed)");
+}
+
 static int op_host(request *r, answer *a)
 {
     srv_client *c = r->c;
@@ -639,6 +699,23 @@ static int op_event(request *r, answer *a)
     srv_client *c = r->c;
     const vmgpu_req *q = r->q;
     vmgpu_event *e, *e2;
+    if (q->op == VMGPU_MSG_IPC_EVENT_OPEN) {
+        for (size_t i = 0; i < g_srv.nsev; i++) {
+            srv_shared_event *sh = &g_srv.sev[i];
+            if (sh->token != q->arg[0] || q->arg[0] == 0) continue;
+            if (sh->maker == c->serial) {
+                a->h.ret[1] = 1;  /* its own event: nothing opened */
+                return VMGPU_OK;
+            }
+            uint32_t id;
+            if (add_obj((void ***)&c->ev, &c->nev, sh->ev, &id))
+                return fail(a, VMGPU_ERR_NOMEM, "ipc_event_open: too many events");
+            sh->refs++;
+            a->h.ret[0] = id;
+            return VMGPU_OK;
+        }
+        return fail(a, VMGPU_ERR_NOT_FOUND, "ipc_event_open: no event has that handle");
+    }
     if (q->op == VMGPU_MSG_EVENT_CREATE) {
         uint32_t id;
         CHECK(vmgpu_event_create(g_srv.dev, &e));
@@ -655,7 +732,19 @@ static int op_event(request *r, answer *a)
     switch (q->op) {
     case VMGPU_MSG_EVENT_DESTROY:
         c->ev[q->arg[0] - 1] = NULL;
-        return vmgpu_event_destroy(e);
+        return event_release(e);
+    case VMGPU_MSG_IPC_EVENT_TOKEN: {
+        srv_shared_event *sh = shared_of(e);
+        if (!sh) {
+            srv_shared_event *n = realloc(g_srv.sev, (g_srv.nsev + 1) * sizeof *n);
+            if (!n) return fail(a, VMGPU_ERR_NOMEM, "server out of host memory");
+            g_srv.sev = n;
+            sh = &g_srv.sev[g_srv.nsev++];
+            *sh = (srv_shared_event){e, new_token(), c->serial, 1};
+        }
+        a->h.ret[0] = sh->token;
+        return VMGPU_OK;
+    }
     case VMGPU_MSG_EVENT_RECORD: {
         vmgpu_stream *s;
         CHECK(stream_of(a, c, q->arg[1], &s));
@@ -725,6 +814,7 @@ static int dispatch(request *r, answer *a)
     case VMGPU_MSG_PHYS_WRITE: case VMGPU_MSG_PHYS_READ:
         return op_phys(r, a);
     case VMGPU_MSG_EXPORT: return op_export(r, a);
+    case VMGPU_MSG_IPC_MEM_TOKEN: case VMGPU_MSG_IPC_MEM_OPEN: return op_ipc_mem(r, a);
     case VMGPU_MSG_IMPORT: return op_import(r, a);
     case VMGPU_MSG_HOST_REGISTER: case VMGPU_MSG_HOST_UNREGISTER: return op_host(r, a);
     case VMGPU_MSG_CTX_CREATE: case VMGPU_MSG_CTX_DESTROY: case VMGPU_MSG_CTX_STATUS:
@@ -741,7 +831,7 @@ static int dispatch(request *r, answer *a)
         return op_stream(r, a);
     case VMGPU_MSG_EVENT_CREATE: case VMGPU_MSG_EVENT_DESTROY: case VMGPU_MSG_EVENT_RECORD:
     case VMGPU_MSG_EVENT_QUERY: case VMGPU_MSG_EVENT_WAIT: case VMGPU_MSG_EVENT_CYCLES:
-    case VMGPU_MSG_EVENT_ELAPSED:
+    case VMGPU_MSG_EVENT_ELAPSED: case VMGPU_MSG_IPC_EVENT_TOKEN: case VMGPU_MSG_IPC_EVENT_OPEN:
         return op_event(r, a);
     default:
         return op_device(r, a);

@@ -21,6 +21,7 @@ typedef struct srv_reg {
 
 typedef struct srv_client {
     int sock;
+    uint64_t serial;        /* never reused: names the client in IPC tokens' records */
     pid_t pid;
     int hello_done;
     int trace;
@@ -48,13 +49,25 @@ typedef struct srv_alloc {
     size_t npipes;
     dev_t pipe_dev;
     int dying;              /* no holder and no descriptor: freed as soon as nothing maps it */
+    uint64_t token;         /* legacy IPC token (0: none yet) */
+    uint64_t token_maker;   /* the serial of the client that asked for it */
 } srv_alloc;
+
+/* An event more than one client's table names (legacy IPC event handles). */
+typedef struct srv_shared_event {
+    vmgpu_event *ev;
+    uint64_t token, maker;
+    unsigned refs;          /* table entries naming it */
+} srv_shared_event;
 
 typedef struct srv_state {
     vmgpu_dev *dev;
     srv_alloc *allocs;
     size_t nallocs, capallocs;
     int saved_stderr;
+    srv_shared_event *sev;
+    size_t nsev;
+    uint64_t next_serial;
 } srv_state;
 
 extern srv_state g_srv;

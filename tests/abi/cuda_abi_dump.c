@@ -305,6 +305,8 @@ int main(void)
     ENUM(CU_EVENT_BLOCKING_SYNC);
     ENUM(CU_EVENT_DISABLE_TIMING);
     ENUM(CU_EVENT_INTERPROCESS);
+    /* CUipcMem_flags */
+    ENUM(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
     /* CUevent_record_flags */
     ENUM(CU_EVENT_RECORD_DEFAULT);
     ENUM(CU_EVENT_RECORD_EXTERNAL);
@@ -520,6 +522,7 @@ int main(void)
     MACRO(CU_DEVICE_INVALID);
     MACRO(CU_STREAM_LEGACY);
     MACRO(CU_STREAM_PER_THREAD);
+    MACRO(CU_IPC_HANDLE_SIZE);
     MACRO(CU_MEMHOSTALLOC_PORTABLE);
     MACRO(CU_MEMHOSTALLOC_DEVICEMAP);
     MACRO(CU_MEMHOSTALLOC_WRITECOMBINED);
@@ -560,6 +563,9 @@ int main(void)
     SIZE(CUctxCreateParams);
     SIZE(CUstream_flags);
     SIZE(CUevent_flags);
+    SIZE(CUipcEventHandle_v1);
+    SIZE(CUipcMemHandle_v1);
+    SIZE(CUipcMem_flags);
     SIZE(CUevent_record_flags);
     SIZE(CUevent_wait_flags);
     SIZE(CUmemorytype);
@@ -614,6 +620,8 @@ int main(void)
     SIZE(CUmemGenericAllocationHandle);
     SIZE(CUexecAffinitySmCount);
     SIZE(CUexecAffinityParam);
+    SIZE(CUipcEventHandle);
+    SIZE(CUipcMemHandle);
     SIZE(CUmemLocation);
     SIZE(CUmemAllocationProp);
     SIZE(CUmemAccessDesc);
@@ -638,6 +646,8 @@ int main(void)
     OFFSET(CUctxCreateParams, execAffinityParams);
     OFFSET(CUctxCreateParams, numExecAffinityParams);
     OFFSET(CUctxCreateParams, cigParams);
+    OFFSET(CUipcEventHandle_v1, reserved);
+    OFFSET(CUipcMemHandle_v1, reserved);
     OFFSET(CUmemLocation_v1, type);
     OFFSET(CUmemLocation_v1, id);
     OFFSET(CUmemAllocationProp_v1, type);
@@ -850,6 +860,11 @@ int main(void)
     SYMBOL(cuEventElapsedTime);
     SYMBOL(cuEventElapsedTime_v2);
     SYMBOL(cuEventDestroy);
+    SYMBOL(cuIpcGetEventHandle);
+    SYMBOL(cuIpcOpenEventHandle);
+    SYMBOL(cuIpcGetMemHandle);
+    SYMBOL(cuIpcOpenMemHandle);
+    SYMBOL(cuIpcCloseMemHandle);
     SYMBOL(cuModuleLoadData);
     SYMBOL(cuModuleLoadDataEx);
     SYMBOL(cuModuleLoad);

@@ -308,6 +308,18 @@ int vmgpu_phys_export(vmgpu_dev *dev, uint32_t pa, int *fd);
 int vmgpu_phys_import(vmgpu_dev *dev, int fd, uint32_t *pa, uint32_t *size);
 
 /*
+ * Legacy CUDA IPC (server only): a 64-bit token names an allocation or an event; it crosses
+ * processes as plain bytes. A memory token is good while the allocation lives; opening it gives
+ * this process a hold (*own = 1 instead, and no hold, when this process made the token). An
+ * event token gives this process an event that is the same event (records by its owner, waits
+ * and queries by anyone). Unknown tokens: VMGPU_ERR_NOT_FOUND. In process: VMGPU_ERR_INVALID.
+ */
+int vmgpu_phys_ipc_token(vmgpu_dev *dev, uint32_t pa, uint64_t *token);
+int vmgpu_phys_ipc_open(vmgpu_dev *dev, uint64_t token, uint32_t *pa, uint32_t *size, int *own);
+int vmgpu_event_ipc_token(vmgpu_event *ev, uint64_t *token);
+int vmgpu_event_ipc_open(vmgpu_dev *dev, uint64_t token, vmgpu_event **out, int *own);
+
+/*
  * For the server: host memory registered on behalf of another process. owner (nonzero) tags the
  * registration (overlaps are checked per owner); addr is an address in that process, which the
  * core never dereferences: every host-port access and ctx_read/ctx_write of such pages goes to
