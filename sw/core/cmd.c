@@ -223,7 +223,7 @@ int vmgpu_cmd_launch(vmgpu_stream *s, unsigned kernel, uint32_t dst_va, uint32_t
         /* Slots are reused: everything that may still read them must be done first. */
         for (unsigned r = 0; r < dev->info.n_rings; r++) {
             uint32_t f;
-            rc = ring_submit(dev, r, &f);
+            rc = ring_submit(dev, r, &f, NULL);
             if (!rc) rc = vmgpu_fence_wait(dev, r, f);
             if (rc) return rc;
         }
@@ -287,7 +287,7 @@ int vmgpu_stream_submit(vmgpu_stream *s, uint32_t *fence)
     int rc = stream_ok(s, "submit");
     if (rc) return rc;
     uint32_t f;
-    rc = ring_submit(s->ctx->dev, s->ring, &f);
+    rc = ring_submit(s->ctx->dev, s->ring, &f, s->ctx);
     if (rc) return rc;
     s->last_fence = f;
     s->submitted = 1;
@@ -301,7 +301,7 @@ int stream_fence_deferred(vmgpu_stream *s, uint32_t *fence)
     int rc = stream_ok(s, "fence");
     if (rc) return rc;
     uint32_t f;
-    rc = ring_fence(s->ctx->dev, s->ring, &f, 0);
+    rc = ring_fence(s->ctx->dev, s->ring, &f, 0, s->ctx);
     if (rc) return rc;
     s->last_fence = f;
     s->submitted = 1;

@@ -51,6 +51,9 @@ typedef struct ring_state {
     uint32_t dropped_from;
     int has_dropped;
     char dropped_msg[320];
+    uint32_t replayed[64];   /* fences in the dropped range queued again (other contexts') */
+    unsigned nreplayed;
+    const vmgpu_ctx *fence_owner[256]; /* by fence value & 255: whose work a FENCE marks */
     vmgpu_ctx *bound;        /* context the ring will be bound to after its queued commands */
     uint32_t *pend;          /* commands queued on the host, not yet in the ring */
     size_t npend, cappend;
@@ -126,8 +129,10 @@ int ring_emit(vmgpu_dev *dev, unsigned r, const uint32_t *w, size_t n);
 /* Make ring r bound to ctx (queues BIND_CTX if needed). */
 int ring_bind(vmgpu_dev *dev, unsigned r, vmgpu_ctx *ctx);
 /* Queue FENCE, write everything to the ring, ring the doorbell. */
-int ring_submit(vmgpu_dev *dev, unsigned r, uint32_t *fence);
-int ring_fence(vmgpu_dev *dev, unsigned r, uint32_t *fence, int flush);
+/* owner: the context the fence marks the work of (NULL: none in particular); a fault of one
+ * context queues the others' fences again (replay_others in dev.c). */
+int ring_submit(vmgpu_dev *dev, unsigned r, uint32_t *fence, const vmgpu_ctx *owner);
+int ring_fence(vmgpu_dev *dev, unsigned r, uint32_t *fence, int flush, const vmgpu_ctx *owner);
 int ring_flush_pending(vmgpu_dev *dev, unsigned r);
 int stream_fence_deferred(vmgpu_stream *s, uint32_t *fence);
 /* Room the queue must leave: commands larger than this are refused. */

@@ -572,7 +572,7 @@ int ring_bind(vmgpu_dev *dev, unsigned r, vmgpu_ctx *ctx)
 /* Queue a FENCE with the ring's next value; flush: also write the queue and ring the doorbell.
  * A fence left queued goes out with the ring's next flush, at the latest when something waits
  * for it (fence query/wait, another ring's WAIT_FENCE), so nobody can wait on it forever. */
-int ring_fence(vmgpu_dev *dev, unsigned r, uint32_t *fence, int flush)
+int ring_fence(vmgpu_dev *dev, unsigned r, uint32_t *fence, int flush, const vmgpu_ctx *owner)
 {
     ring_state *rg = &dev->ring[r];
     uint32_t v = rg->fence_issued + 1;
@@ -580,6 +580,7 @@ int ring_fence(vmgpu_dev *dev, unsigned r, uint32_t *fence, int flush)
     int rc = ring_emit(dev, r, w, 3);
     if (rc) return rc;
     rg->fence_issued = v;
+    rg->fence_owner[v & 255] = owner;
     if (flush && !rg->hold) {
         rc = ring_flush(dev, r);
         if (rc) return rc;
@@ -588,9 +589,9 @@ int ring_fence(vmgpu_dev *dev, unsigned r, uint32_t *fence, int flush)
     return VMGPU_OK;
 }
 
-int ring_submit(vmgpu_dev *dev, unsigned r, uint32_t *fence)
+int ring_submit(vmgpu_dev *dev, unsigned r, uint32_t *fence, const vmgpu_ctx *owner)
 {
-    return ring_fence(dev, r, fence, 1);
+    return ring_fence(dev, r, fence, 1, owner);
 }
 
 int ring_flush_pending(vmgpu_dev *dev, unsigned r)
@@ -659,6 +660,65 @@ static void trace_mmu_events(vmgpu_dev *dev)
     }
 }
 
+/* The words written to ring r from byte offset from up to its tail (the commands RESET is about
+ * to drop); *out is malloc'd, NULL when there are none or they cannot be read. */
+static size_t ring_read_behind(vmgpu_dev *dev, unsigned r, uint32_t from, uint32_t **out)
+{
+    ring_state *rg = &dev->ring[r];
+    uint32_t at = from & (rg->size - 1);
+    size_t bytes = (rg->tail - at) & (rg->size - 1);
+    *out = NULL;
+    if (!bytes || !(*out = malloc(bytes))) return 0;
+    uint32_t first = rg->size - at < bytes ? rg->size - at : (uint32_t)bytes;
+    int rc = vmgpu_mem_read(dev->hal, rg->base + at, *out, first / 4);
+    if (!rc && bytes > first) rc = vmgpu_mem_read(dev->hal, rg->base, *out + first / 4, (bytes - first) / 4);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        return 0;
+    }
+    return bytes / 4;
+}
+
+/*
+ * After a reset: queue again the commands of other contexts that were behind the faulting one
+ * (w[0] is the faulting command), each run behind a BIND_CTX of its context, so that one
+ * context's fault does not cost another context (another process, through the server) its
+ * work. The faulting context's own commands stay dropped; a FENCE queued again is no longer
+ * counted as dropped.
+ */
+static void replay_others(vmgpu_dev *dev, unsigned r, const uint32_t *w, size_t n, unsigned asid)
+{
+    ring_state *rg = &dev->ring[r];
+    const vmgpu_ctx *faulted = asid < MAX_ASIDS ? dev->ctx_by_asid[asid] : NULL;
+    char text[160];
+    size_t i = vmgpu_cmd_decode(w, n, text, sizeof text), words = 0;
+    while (i && i < n) {
+        size_t k = vmgpu_cmd_decode(&w[i], n - i, text, sizeof text);
+        if (!k || i + k > n) break;
+        unsigned op = w[i] & 0xff;
+        if (op == VMGPU_OP_BIND_CTX && k >= 2) {
+            asid = w[i + 1];
+        } else {
+            vmgpu_ctx *ctx = asid < MAX_ASIDS ? dev->ctx_by_asid[asid] : NULL;
+            /* A FENCE is not translated: it marks the work of whoever queued it, whatever the
+             * ring was bound to then. */
+            if (op == VMGPU_OP_FENCE && k >= 2) {
+                const vmgpu_ctx *o = rg->fence_owner[w[i + 1] & 255];
+                for (size_t c = 0; o && c < dev->nctx; c++)
+                    if (dev->ctxs[c] == o) ctx = dev->ctxs[c];
+            }
+            if (ctx && ctx != faulted && !ctx->faulted) {
+                if (ring_bind(dev, r, ctx) || ring_emit(dev, r, &w[i], k)) break;
+                words += k;
+                if (op == VMGPU_OP_FENCE && k >= 2 && rg->nreplayed < 64) rg->replayed[rg->nreplayed++] = w[i + 1];
+            }
+        }
+        i += k;
+    }
+    if (words) core_trace("fault: %zu words of other contexts' commands behind it queued again on ring %u", words, r);
+}
+
 /* The ring stopped on a fault: describe it, mark the context, reset the ring. */
 static int handle_fault(vmgpu_dev *dev, unsigned r)
 {
@@ -696,15 +756,25 @@ static int handle_fault(vmgpu_dev *dev, unsigned r)
     rg->dropped_from = fence + 1;
     rg->dropped_upto = rg->fence_issued;
     snprintf(rg->dropped_msg, sizeof rg->dropped_msg, "dropped after fault: %s", msg);
+    rg->nreplayed = 0;
+    /* Other contexts' commands behind it: read back now (a malformed command leaves nothing
+     * to parse; with a batch still queued on the host, ring_flush drops both as before). */
+    uint32_t *behind = NULL;
+    size_t nbehind = reason != VMGPU_FAULT_BAD_COMMAND && rg->npend == 0
+                         ? ring_read_behind(dev, r, cmd, &behind) : 0;
     WR(VMGPU_RING_REG(r, VMGPU_RING_CTRL), VMGPU_RING_CTRL_ENABLE_MASK | VMGPU_RING_CTRL_RESET_MASK);
     RD(VMGPU_RING_REG(r, VMGPU_RING_HEAD), &rg->head);
     rg->tail = rg->head;
     rg->bound = NULL;  /* bind again before the next translated command */
+    if (nbehind) replay_others(dev, r, behind, nbehind, asid);
+    free(behind);
     return core_fail(dev, VMGPU_ERR_FAULT, "%s", msg);
 }
 
 static int fence_dropped(const ring_state *rg, uint32_t value)
 {
+    for (unsigned i = 0; i < rg->nreplayed; i++)
+        if (rg->replayed[i] == value) return 0;  /* queued again after the fault */
     return rg->has_dropped && vmgpu_fence_reached(value, rg->dropped_from) &&
            vmgpu_fence_reached(rg->dropped_upto, value) &&
            !vmgpu_fence_reached(rg->fence_done, value);
@@ -756,7 +826,17 @@ int vmgpu_fence_wait(vmgpu_dev *dev, unsigned r, uint32_t value)
             return VMGPU_OK;
         }
         RD(VMGPU_RING_REG(r, VMGPU_RING_STATUS), &st);
-        if (st & VMGPU_RING_STATUS_FAULTED_MASK) return handle_fault(dev, r);
+        if (st & VMGPU_RING_STATUS_FAULTED_MASK) {
+            int frc = handle_fault(dev, r);
+            /* Another context's fault: this fence was queued again behind the reset (or came
+             * before the faulting command); go on waiting for it. */
+            if (vmgpu_fence_reached(rg->fence_done, value)) return VMGPU_OK;
+            if (fence_dropped(rg, value) || frc != VMGPU_ERR_FAULT) return frc;
+            frc = ring_flush_pending(dev, r);
+            if (frc) return frc;
+            idle_looks = 0;
+            continue;
+        }
         if (spent >= dev->timeout_cycles) {
             uint32_t head = 0, hdr = 0;
             RD(VMGPU_RING_REG(r, VMGPU_RING_HEAD), &head);

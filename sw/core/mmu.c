@@ -111,7 +111,7 @@ static int run_sync(vmgpu_ctx *ctx, unsigned r, const cmdbuf *cb)
     for (int attempt = 0; attempt < 2; attempt++) {
         uint32_t f;
         int rc = emit_all(dev, r, cb);
-        if (!rc) rc = ring_submit(dev, r, &f);
+        if (!rc) rc = ring_submit(dev, r, &f, ctx);
         if (!rc) rc = vmgpu_fence_wait(dev, r, f);
         if (rc != VMGPU_ERR_FAULT || ctx->faulted) return rc;
     }

@@ -604,6 +604,7 @@ int remote_host_register(vmgpu_dev *dev, void *ptr, size_t size, uint32_t *haddr
 int remote_host_unregister(vmgpu_dev *dev, void *ptr)
 {
     int rc = call(dev, VMGPU_MSG_HOST_UNREGISTER, ARGS((uintptr_t)ptr), NULL);
+    core_trace("host_unregister(%p): %s", ptr, vmgpu_status_name(rc));
     if (rc) return rc;
     struct vmgpu_remote *r = dev->remote;
     for (size_t i = 0; i < r->nregs; i++)

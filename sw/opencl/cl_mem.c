@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cl_internal.h"
 
@@ -204,19 +205,22 @@ uint32_t vcl_mem_kva(cl_mem m)
     return vcl_mem_va(m);
 }
 
-/* Host staging of a device buffer's maps: registered, mapped into the context once. */
+/* Host staging of a device buffer's maps: registered, mapped into the context once. Its pages
+ * come from mmap, not the heap: a program may free its CL_MEM_USE_HOST_PTR memory right after
+ * clReleaseMemObject while the buffer still waits for its commands (and so stays registered),
+ * and a heap allocation could then land on those very addresses. */
 int vcl_staging_ready(cl_mem r)
 {
     if (r->staging) return VMGPU_OK;
-    void *p = NULL;
-    if (posix_memalign(&p, PAGE, r->va_bytes)) return VMGPU_ERR_NOMEM;
+    void *p = mmap(NULL, r->va_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return VMGPU_ERR_NOMEM;
     uint32_t haddr, va;
     int rc = vmgpu_host_register(vcl_dev, p, r->va_bytes, &haddr);
-    if (rc) { free(p); return rc; }
+    if (rc) { munmap(p, r->va_bytes); return rc; }
     rc = vmgpu_va_reserve(r->ctx->core, r->va_bytes, PAGE, 0, &va);
     if (rc) {
         vmgpu_host_unregister(vcl_dev, p);
-        free(p);
+        munmap(p, r->va_bytes);
         return rc;
     }
     rc = vmgpu_map(r->ctx->core, va, haddr, r->va_bytes,
@@ -224,7 +228,7 @@ int vcl_staging_ready(cl_mem r)
     if (rc) {
         vmgpu_va_free(r->ctx->core, va);
         vmgpu_host_unregister(vcl_dev, p);
-        free(p);
+        munmap(p, r->va_bytes);
         return rc;
     }
     r->staging = p;
@@ -240,7 +244,7 @@ void vcl_storage_free(cl_mem m)
         vmgpu_unmap(core, m->staging_va, m->va_bytes);
         vmgpu_va_free(core, m->staging_va);
         vmgpu_host_unregister(vcl_dev, m->staging);
-        free(m->staging);
+        munmap(m->staging, m->va_bytes);
         m->staging = NULL;
     }
     if (m->va_bytes) {

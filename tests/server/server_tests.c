@@ -344,6 +344,24 @@ static void faulter(int s)
     CHECK(vmgpu_ctx_status(c, msg, sizeof msg) == VMGPU_ERR_CTX_FAULTED);
     NOTE("faulted: %s", vmgpu_dev_last_error(g_dev));
     send_msg(s, vmgpu_ctx_asid(c), -1);
+    /* two more rounds: the faulting command goes first, the other process's work behind it;
+     * then this process waits first (round 2) or the other one does (round 3) */
+    for (int round = 2; round <= 3; round++) {
+        recv_msg(s, NULL);
+        OK(vmgpu_ctx_clear_fault(c));
+        OK(vmgpu_cmd_copy(st, va + 8, va + GRAN, 64));
+        OK(vmgpu_stream_submit(st, NULL));  /* queued, not run: the device runs in waits */
+        send_msg(s, 0, -1);
+        recv_msg(s, NULL);                  /* the other process queued its copy behind ours */
+        if (round == 3) {
+            send_msg(s, 0, -1);
+            recv_msg(s, NULL);              /* ... and waited for it */
+        }
+        rc = vmgpu_stream_sync(st);
+        CHECK(rc == VMGPU_ERR_FAULT || rc == VMGPU_ERR_CTX_FAULTED);
+        NOTE("round %d: this process's wait: %s", round, vmgpu_status_name(rc));
+        send_msg(s, 0, -1);
+    }
     recv_msg(s, NULL);
 }
 
@@ -374,6 +392,30 @@ static void t_fault_isolation(void)
     OK(device_fill(st, va, GRAN, 0x0000beef));
     CHECK(words_are(c, va, 0x0000beef, 64));
     NOTE("and its work after the fault runs: %s", words_are(c, va, 0x0000beef, 64) ? "yes" : "NO");
+    /* this process's copy queued behind the other's faulting command on the same ring: the
+     * other process waits first (round 2) and meets the fault, or this one does (round 3) */
+    for (int round = 2; round <= 3; round++) {
+        uint32_t v = 0x0ddba110u + (uint32_t)round;
+        OK(device_fill(st, va, GRAN, v));
+        OK(device_fill(st, va + GRAN, GRAN, 0));
+        send_msg(s, 0, -1);
+        recv_msg(s, NULL);              /* its faulting copy is queued */
+        OK(vmgpu_cmd_copy(st, va + GRAN, va, GRAN));
+        OK(vmgpu_stream_submit(st, NULL));
+        send_msg(s, 0, -1);
+        if (round == 3) {
+            recv_msg(s, NULL);
+            OK(vmgpu_stream_sync(st));  /* meets the other process's fault first */
+            send_msg(s, 0, -1);
+        }
+        recv_msg(s, NULL);
+        OK(vmgpu_stream_sync(st));
+        CHECK(words_are(c, va + GRAN, v, 64));
+        OK(vmgpu_ctx_status(c, NULL, 0));
+        NOTE("round %d: its copy, queued on the same ring behind the faulting command, ran "
+             "(queued again after the reset%s): %s", round, round == 3 ? ", its own wait met the fault" : "",
+             words_are(c, va + GRAN, v, 64) ? "yes" : "NO");
+    }
     send_msg(s, 0, -1);
     CHECK(child_result(pid) == 0);
     OK(vmgpu_stream_destroy(st));
