@@ -419,10 +419,14 @@ int vmgpu_dev_open_ex(const char *spec, const vmgpu_dev_options *opt, vmgpu_dev 
     if (!out) return VMGPU_ERR_INVALID;
     if (!spec) spec = getenv("VMGPU_DEVICE");
     if (remote_spec(spec)) return remote_open(spec, opt, out, err, errlen);
+    /* sim-inproc: the simulated device in this process, whatever VMGPU_SERVER says (for what
+     * needs the transport in the process: raw commands, the link's counters). */
+    int inproc = spec && strcmp(spec, "sim-inproc") == 0;
+    if (inproc) spec = "sim";
     /* VMGPU_SERVER=1: every device form through its server (the suite's rehearsal of making
      * the server the default; vmgpud itself clears it). */
     const char *via = getenv("VMGPU_SERVER");
-    if (via && strcmp(via, "1") == 0) {
+    if (!inproc && via && strcmp(via, "1") == 0) {
         char rs[300];
         snprintf(rs, sizeof rs, "vmgpud:%s", spec && *spec ? spec : "sim");
         return remote_open(rs, opt, out, err, errlen);

@@ -516,6 +516,16 @@ static void t_bad_inputs(void)
         vmgpu_dev_close(local);
         NOTE("export/import on an in-process device: VMGPU_ERR_INVALID");
     }
+    /* VMGPU_SERVER=1 sends the plain forms to their servers; sim-inproc stays in the process */
+    setenv("VMGPU_SERVER", "1", 1);
+    vmgpu_dev *via = NULL, *inproc = NULL;
+    CHECK(vmgpu_dev_open("sim", &via, err, sizeof err) == VMGPU_OK && vmgpu_dev_is_remote(via));
+    CHECK(vmgpu_dev_open("sim-inproc", &inproc, err, sizeof err) == VMGPU_OK && !vmgpu_dev_is_remote(inproc));
+    NOTE("VMGPU_SERVER=1: 'sim' through the server: %s; 'sim-inproc' in this process: %s",
+         via && vmgpu_dev_is_remote(via) ? "yes" : "NO", inproc && !vmgpu_dev_is_remote(inproc) ? "yes" : "NO");
+    vmgpu_dev_close(via);
+    vmgpu_dev_close(inproc);
+    unsetenv("VMGPU_SERVER");
     send_msg(s, 0, -1);
     CHECK(child_result(pid) == 0);
 }

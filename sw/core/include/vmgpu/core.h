@@ -284,7 +284,8 @@ int vmgpu_stream_wait_stream(vmgpu_stream *waiter, vmgpu_stream *s);
  * VMGPU_DEVICE=vmgpud[:spec] (spec: any other form, default sim) opens the device through the
  * per-user device server: the first client starts it, later ones connect, and every call above
  * is carried out there, in this process's own address spaces (docs/server.md). Every other form
- * opens the device in this process.
+ * opens the device in this process; sim-inproc names the simulated device in this process even
+ * where VMGPU_SERVER=1 sends the other forms to their servers.
  */
 /* 1 when dev is a connection to the device server, 0 when the device is in this process. */
 int vmgpu_dev_is_remote(const vmgpu_dev *dev);
