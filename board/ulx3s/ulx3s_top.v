@@ -27,7 +27,8 @@ module ulx3s_top #(
   parameter integer MMU_REQ_REG         = 1,              // registered translation requests (timing)
   parameter integer GFX_ENGINE          = 1,              // 0: leave the graphics engine out (small parts)
   parameter integer HEARTBEAT_BIT       = 25,             // heartbeat LED toggles every 2^this cycles
-  parameter integer ACTIVITY_BITS       = 20              // link LED stays on 2^this cycles per byte
+  parameter integer ACTIVITY_BITS       = 20,             // link LED stays on 2^this cycles per byte
+  parameter integer CHECK_HOLD_BITS     = 30              // board-check display holds 2^this cycles (~21 s)
 ) (
   input  wire       clk_25mhz,
   input  wire [0:0] btn,         // btn[0]: the PWR button, active low, resets the design
@@ -214,6 +215,39 @@ module ulx3s_top #(
     end
   end
 
-  assign led = {pll_locked, !rst_n || !sdram_init_done, host_wait, irq, beat_q[HEARTBEAT_BIT],
-                fault, !idle, act_q != {ACTIVITY_BITS{1'b0}}};
+  // Board-check display (vmgpu-board-check, docs/board.md "What the LEDs mean"): a CSR write of
+  // 0xB0A2C4_xx to SCRATCH, snooped on the bridge's CSR port, shows the check's progress on the
+  // LEDs instead of the status for 2^CHECK_HOLD_BITS cycles after the last such write. xx: [2:0]
+  // the step running or failed (1 link ... 5 MMU), [3] it failed, [4] every step passed; 0 ends
+  // the display. SCRATCH itself is written as usual.
+  `include "vmgpu_regs.vh"
+  reg [4:0]                 chk_q;
+  reg [CHECK_HOLD_BITS-1:0] chk_hold_q;
+  always @(posedge clk) begin
+    if (!rst_n) begin
+      chk_q      <= 5'd0;
+      chk_hold_q <= {CHECK_HOLD_BITS{1'b0}};
+    end else if (csr_req && csr_we && csr_addr == REG_SCRATCH && csr_wdata[31:8] == 24'hB0A2C4) begin
+      chk_q      <= csr_wdata[4:0];
+      chk_hold_q <= {CHECK_HOLD_BITS{1'b1}};
+    end else if (chk_hold_q != {CHECK_HOLD_BITS{1'b0}}) begin
+      chk_hold_q <= chk_hold_q - 1'b1;
+    end else begin
+      chk_q <= 5'd0;
+    end
+  end
+  // In the display: LED i (0..4) on once step i+1 passed, blinking while it runs (or fast when
+  // it failed); LED 5 failed, LED 6 every step passed, LED 7 the PLL's lock as always.
+  wire       chk_on    = chk_q != 5'd0;
+  wire       chk_blink = chk_q[3] ? beat_q[HEARTBEAT_BIT-3] : beat_q[HEARTBEAT_BIT-1];
+  wire [31:0] chk_step = {29'd0, chk_q[2:0]};
+  reg  [4:0]  chk_steps;
+  integer     k;
+  always @(*) begin
+    for (k = 0; k < 5; k = k + 1)
+      chk_steps[k] = chk_q[4] || (k + 1 < chk_step) || (k + 1 == chk_step && chk_blink);
+  end
+  wire [7:0] led_status = {pll_locked, !rst_n || !sdram_init_done, host_wait, irq, beat_q[HEARTBEAT_BIT],
+                           fault, !idle, act_q != {ACTIVITY_BITS{1'b0}}};
+  assign led = chk_on ? {pll_locked, chk_q[4], chk_q[3], chk_steps} : led_status;
 endmodule

@@ -396,6 +396,41 @@ static void test_basic(Board &b) {
   CHECK(b.rd(VMGPU_REG_SCRATCH) == 0x12345678, "still answering after strays");
 }
 
+// The board-check display: SCRATCH writes of 0xB0A2C4xx show a step on the LEDs (ulx3s_top).
+static void test_leds(Board &b) {
+  auto leds = [&] { return (unsigned)b.m.led; };
+  auto seen = [&](int bit, unsigned n) {  // the bit's values over n cycles: 1 on, 2 off, 3 both
+    unsigned v = 0;
+    for (unsigned i = 0; i < n; i++) {
+      v |= (leds() >> bit & 1) ? 1u : 2u;
+      b.tick();
+    }
+    return v;
+  };
+  unsigned normal = leds();
+  CHECK((normal & 0xC0) == 0x80, "status LEDs: PLL locked, out of reset (0x%02x)", normal);
+  b.wr(VMGPU_REG_SCRATCH, 0xB0A2C403);  // step 3 running
+  CHECK(b.rd(VMGPU_REG_SCRATCH) == 0xB0A2C403, "SCRATCH keeps the value");
+  unsigned l = leds();
+  CHECK((l & 0x03) == 0x03 && (l & 0x18) == 0 && (l & 0xE0) == 0x80, "step 3 running: 0x%02x", l);
+  CHECK(seen(2, 1024) == 3, "step 3's LED blinks");
+  CHECK(seen(1, 1024) == 1 && seen(3, 1024) == 2, "passed steps steady on, later ones off");
+  b.wr(VMGPU_REG_SCRATCH, 0xB0A2C40B);  // step 3 failed
+  l = leds();
+  CHECK((l & 0x03) == 0x03 && (l & 0x18) == 0 && (l & 0xE0) == 0xA0, "step 3 failed: 0x%02x", l);
+  CHECK(seen(2, 256) == 3, "the failed step's LED blinks fast");
+  b.wr(VMGPU_REG_SCRATCH, 0xB0A2C410);  // every step passed
+  CHECK((leds() & 0xFF) == 0xDF, "all passed: 0x%02x", leds());
+  b.wr(VMGPU_REG_SCRATCH, 0xB0A2C400);  // display off
+  CHECK((leds() & 0xE0) == (normal & 0xE0), "display off: status LEDs again (0x%02x)", leds());
+  b.wr(VMGPU_REG_SCRATCH, 0x12B0A2C4);  // not the tag
+  CHECK((leds() & 0x60) == 0, "another SCRATCH value leaves the status LEDs (0x%02x)", leds());
+  b.wr(VMGPU_REG_SCRATCH, 0xB0A2C401);
+  CHECK(leds() & 0x1 || seen(0, 1024) == 3, "step 1 shown");
+  for (int i = 0; i < 70000; i++) b.tick();  // CHECK_HOLD_BITS=16 in this build
+  CHECK((leds() & 0x60) == 0 && (leds() & 0x80), "the display ends on its own (0x%02x)", leds());
+}
+
 static void test_burst(Board &b) {
   std::mt19937 rng(7);
   auto w = random_words(rng, 256);
@@ -609,6 +644,7 @@ int main(int argc, char **argv) {
   else if (c == "dup") test_dup(b);
   else if (c == "ring_dma") test_ring_dma(b);
   else if (c == "faults") test_faults(b);
+  else if (c == "leds") test_leds(b);
   else {
     std::fprintf(stderr, "unknown case %s\n", c.c_str());
     return 2;
