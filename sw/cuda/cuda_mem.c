@@ -911,8 +911,12 @@ static CUresult copy_htod(CUdeviceptr dst, const void *src, size_t n, CUstream h
     if (n == 0) return CUDA_SUCCESS;
     if (!src || !DST_OK(dst, n) || HOST_IN_WINDOW(src, n)) return CUDA_ERROR_INVALID_VALUE;
     cu_dalloc *h = dalloc_host(src, n);
-    if (h) return cu_copy(c, s, dst, h->va + (uint64_t)((const uint8_t *)src - (uint8_t *)h->host), n, !async);
-    /* Pageable memory: staged through the registered bounce buffer, synchronously. */
+    /* Pinned or registered memory: the DMA reads it in place through the host port, except over
+     * a link, where that is one exchange per word: there it is staged like pageable memory (the
+     * copy then completes before the call returns, which an asynchronous copy may do). */
+    if (h && !g_bounce_dev)
+        return cu_copy(c, s, dst, h->va + (uint64_t)((const uint8_t *)src - (uint8_t *)h->host), n, !async);
+    /* Pageable memory: staged through the bounce buffer, synchronously. */
     for (size_t off = 0; off < n;) {
         size_t chunk = n - off > BOUNCE_BYTES ? BOUNCE_BYTES : n - off;
         memcpy(g_bounce->host, (const uint8_t *)src + off, chunk);
@@ -933,7 +937,8 @@ static CUresult copy_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream hs, int
     if (n == 0) return CUDA_SUCCESS;
     if (!dst || !SRC_OK(src, n) || HOST_IN_WINDOW(dst, n)) return CUDA_ERROR_INVALID_VALUE;
     cu_dalloc *h = dalloc_host(dst, n);
-    if (h) return cu_copy(c, s, h->va + (uint64_t)((uint8_t *)dst - (uint8_t *)h->host), src, n, !async);
+    if (h && !g_bounce_dev)  /* in place; over a link staged (copy_htod) */
+        return cu_copy(c, s, h->va + (uint64_t)((uint8_t *)dst - (uint8_t *)h->host), src, n, !async);
     for (size_t off = 0; off < n;) {
         size_t chunk = n - off > BOUNCE_BYTES ? BOUNCE_BYTES : n - off;
         rc = cu_copy(c, s, g_bounce->va, src + off, chunk, 1);
