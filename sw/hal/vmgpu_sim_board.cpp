@@ -29,6 +29,14 @@
  *                              prints every parameter of the model's ulx3s_top (NAME VALUE) and
  *                              the chip model's part, then exits (ctest sim_board_params)
  *
+ * Built with VMGPU_SIM_BOARD_GATE_LEVEL (board/ulx3s/gatelevel: the gate-level check), the same
+ * harness runs the synthesised netlist of ulx3s_top with Yosys's ECP5 cell models instead of its
+ * RTL; everything the netlist leaves undefined (X) then starts random, seeded by
+ * VMGPU_SIM_BOARD_SEED (default 1), instead of zero.
+ *
+ * VMGPU_SIM_BOARD_STATS=1 prints, at exit, the model cycles run and their rate per CPU second
+ * (the simulation's speed, without the time it slept waiting for the driver).
+ *
  * The model's clock runs freely while anything happens on the line or the device is busy. After
  * a long quiet spell with the device idle it sleeps in poll() until the next byte, so an idle
  * board costs no CPU (its cycle counter then pauses, as a simulation may; the chip model's clock
@@ -42,6 +50,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -200,6 +209,13 @@ int main(int argc, char **argv) {
 
     auto ctx = std::make_unique<VerilatedContext>();
     ctx->commandArgs(1, argv);
+#ifdef VMGPU_SIM_BOARD_GATE_LEVEL
+    // X in the netlist (undriven nets, don't-cares, the unmodelled outputs of a cell model)
+    // becomes random rather than zero, so a design that relies on one fails on some seed.
+    const char *seed_env = getenv("VMGPU_SIM_BOARD_SEED");
+    ctx->randReset(2);
+    ctx->randSeed(seed_env && *seed_env ? atoi(seed_env) : 1);
+#endif
     auto top = std::make_unique<Vsim_board_top>(ctx.get());
     top->btn = 1;  // the PWR button up: reset follows the PLL's lock
     top->ftdi_txd = 1;
@@ -230,8 +246,18 @@ int main(int argc, char **argv) {
         top->ftdi_txd = rx_bit < 10 ? (rx_shift >> rx_bit) & 1u : 1u;
         top->clk_25mhz = 1;
         top->eval();
+        const bool chip_clk_high_half = top->sdram_clk;
         top->clk_25mhz = 0;
         top->eval();
+        // The chip model below is clocked in the middle of the cycle, which is right only while
+        // the chip's clock pin is the design clock inverted (sdram_phy): low in the cycle's
+        // first half, high in its second (checked once the pin's output register has filled).
+        if (cycle >= 16 && (chip_clk_high_half || !top->sdram_clk)) {
+            fprintf(stderr, "\nvmgpu-sim-board: the SDRAM clock pin is not the design clock inverted "
+                            "at model cycle %llu (%d in the first half-cycle, %d in the second)\n",
+                    (unsigned long long)cycle, (int)chip_clk_high_half, (int)top->sdram_clk);
+            _exit(3);
+        }
         // The chip's clock is the design clock inverted (sdram_phy): its rising edge is now, in
         // the middle of the cycle, with the pins as the controller's flip-flops set them. What the
         // chip drives then is on the bus for the controller's next edge.
@@ -290,6 +316,14 @@ int main(int argc, char **argv) {
     }
     link.flush();
     top->final();
+    const char *stats = getenv("VMGPU_SIM_BOARD_STATS");
+    if (stats && *stats && strcmp(stats, "0")) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        double cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+        fprintf(stderr, "vmgpu-sim-board: %llu model cycles in %.1f CPU seconds (%.0f cycles/s)\n",
+                (unsigned long long)cycle, cpu, cpu > 0 ? double(cycle) / cpu : 0.0);
+    }
     if (keep_slave >= 0) close(keep_slave);
     return 0;
 }
