@@ -8,7 +8,8 @@ module csr_block #(
   parameter integer TLB_ENTRIES = 16,        // reported in CAPS
   parameter integer N_RINGS     = 2,         // reported in CAPS; ring blocks that answer
   parameter integer EVT_DEPTH   = 16,        // MMU event FIFO entries (power of two)
-  parameter integer GFX_ENGINE  = 1          // reported in CAPS.GFX
+  parameter integer GFX_ENGINE  = 1,         // reported in CAPS.GFX
+  parameter integer EXT_MEM     = 0          // reported in CAPS.EXT_MEM (device memory is the SDRAM)
 ) (
   input  wire               clk_i,
   input  wire               rst_ni,
@@ -50,6 +51,7 @@ module csr_block #(
   input  wire               stat_miss_i,
   input  wire               stat_evict_i,
   input  wire               stat_walk_i,
+  input  wire               stat_mem_refresh_i,  // device memory held for refresh this cycle
   input  wire               evt_valid_i,
   input  wire [3:0]         evt_kind_i,
   input  wire [3:0]         evt_reason_i,
@@ -81,6 +83,7 @@ module csr_block #(
   reg [31:0] mem_addr_q, scratch_q, int_enable_q, cycle_hi_q;
   reg [11:0] int_status_q;
   reg [31:0] tlb_hits_q, tlb_misses_q, tlb_evictions_q, walk_cycles_q;
+  reg [31:0] mem_refresh_q;
 
   // MMU event FIFO: {info, va, pte} per entry. It keeps the newest EVT_DEPTH events: an event
   // arriving while it is full overwrites the oldest, because the events a reader needs most are
@@ -136,7 +139,7 @@ module csr_block #(
       case (csr_addr_i)
         REG_ID:            rdata = VMGPU_ID_MAGIC;
         REG_VERSION:       rdata = VMGPU_HW_VERSION;
-        REG_CAPS:          rdata = {7'd0, GFX_ENGINE != 0, 8'd12, TLB_ENTRIES_W[7:0], 4'd0, N_RINGS_W[3:0]};  // bit 24: graphics engine
+        REG_CAPS:          rdata = {6'd0, EXT_MEM != 0, GFX_ENGINE != 0, 8'd12, TLB_ENTRIES_W[7:0], 4'd0, N_RINGS_W[3:0]};  // bit 24: graphics engine, 25: SDRAM
         REG_MEM_SIZE:      rdata = MEM_BYTES_W;
         REG_CYCLE_LO:      rdata = cycle_o[31:0];
         REG_CYCLE_HI:      rdata = cycle_hi_q;
@@ -148,6 +151,7 @@ module csr_block #(
         REG_TLB_MISSES:    rdata = tlb_misses_q;
         REG_TLB_EVICTIONS: rdata = tlb_evictions_q;
         REG_WALK_CYCLES:   rdata = walk_cycles_q;
+        REG_MEM_REFRESH_CYCLES: rdata = mem_refresh_q;
         REG_EVT_COUNT:     rdata = {evt_dropped_q != {DW{1'b0}}, evt_dropped_q, {(16-EW-1){1'b0}}, evt_count_q};
         REG_EVT_INFO:      rdata = evt_empty ? 32'd0 : evt_head[95:64];
         REG_EVT_VA:        rdata = evt_empty ? 32'd0 : evt_head[63:32];
@@ -178,6 +182,7 @@ module csr_block #(
       mem_addr_q <= 32'd0; scratch_q <= 32'd0; int_enable_q <= 32'd0; cycle_hi_q <= 32'd0;
       int_status_q <= 12'd0;
       tlb_hits_q <= 32'd0; tlb_misses_q <= 32'd0; tlb_evictions_q <= 32'd0; walk_cycles_q <= 32'd0;
+      mem_refresh_q <= 32'd0;
       evt_rd_q <= {EW{1'b0}}; evt_wr_q <= {EW{1'b0}}; evt_count_q <= {(EW+1){1'b0}};
       evt_dropped_q <= {DW{1'b0}};
       cycle_o <= 64'd0;
@@ -193,6 +198,7 @@ module csr_block #(
       if (stat_miss_i)  tlb_misses_q    <= tlb_misses_q + 32'd1;
       if (stat_evict_i) tlb_evictions_q <= tlb_evictions_q + 32'd1;
       if (stat_walk_i)  walk_cycles_q   <= walk_cycles_q + 32'd1;
+      if (stat_mem_refresh_i) mem_refresh_q <= mem_refresh_q + 32'd1;
 
       if (evt_push) begin
         evt_q[evt_wr_q] <= {8'd0, evt_asid_i, 7'd0, evt_write_i, evt_reason_i, evt_kind_i,

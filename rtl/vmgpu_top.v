@@ -50,6 +50,7 @@ module vmgpu_top #(
   output wire [$clog2(MEM_BYTES / 4)-1:0] mem_wr_addr_o,
   output wire [31:0] mem_wr_data_o,
   output wire [3:0]  mem_wr_be_o,
+  input  wire        mem_refresh_i,   // the memory is held for refresh (counted in MEM_REFRESH_CYCLES)
   // status
   output wire        irq_o,
   output wire        idle_o,
@@ -136,13 +137,16 @@ module vmgpu_top #(
   reg [31:0] csr_wdata_q;
   reg        host_rsp_valid_q;
   reg [31:0] host_rsp_data_q;
+  reg        mem_refresh_q;
   always @(posedge clk_i) begin
     if (!rst_ni) begin
       csr_req_q <= 1'b0;
       host_rsp_valid_q <= 1'b0;
+      mem_refresh_q <= 1'b0;
     end else begin
       csr_req_q <= csr_req_i;
       host_rsp_valid_q <= host_rsp_valid_i;
+      mem_refresh_q <= (EXT_MEM != 0) && mem_refresh_i;
     end
     csr_we_q        <= csr_we_i;
     csr_addr_q      <= csr_addr_i;
@@ -172,7 +176,8 @@ module vmgpu_top #(
     .MEM_BYTES   (MEM_BYTES),
     .TLB_ENTRIES (TLB_ENTRIES),
     .N_RINGS     (N_RINGS),
-    .GFX_ENGINE  (GFX_ENGINE)
+    .GFX_ENGINE  (GFX_ENGINE),
+    .EXT_MEM     (EXT_MEM)
   ) u_csr (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -209,6 +214,7 @@ module vmgpu_top #(
     .stat_miss_i     (stat_miss),
     .stat_evict_i    (stat_evict),
     .stat_walk_i     (stat_walk),
+    .stat_mem_refresh_i (mem_refresh_q),
     .evt_valid_i     (evt_valid),
     .evt_kind_i      (evt_kind),
     .evt_reason_i    (evt_reason),

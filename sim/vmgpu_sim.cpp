@@ -1,7 +1,8 @@
-// vmgpu_sim: the C API of sim/vmgpu_sim.h over two Verilator builds of vmgpu_top — the fast one
-// (no tracing) and the traced one, picked at creation. The clock loop is a template instantiated
-// for each, so the fast build carries no tracing test per cycle; the only indirection per call
-// is one virtual dispatch, never per cycle.
+// vmgpu_sim: the C API of sim/vmgpu_sim.h over the Verilator builds of the device — vmgpu_top
+// with one-cycle block RAM, fast (no tracing) and traced, and the SDRAM configuration
+// (vmgpu_sdram_top.v: the board's memory controller with the C++ chip model on its pins), picked
+// at creation. The clock loop is a template instantiated for each, so the fast build carries no
+// tracing or chip test per cycle; the only indirection per call is one virtual dispatch.
 
 #include "vmgpu_sim.h"
 
@@ -17,6 +18,12 @@
 #include "Vvmgpu_top_fast.h"
 #include "Vvmgpu_top_fast___024root.h"
 #include "Vvmgpu_top_waves.h"
+#if VMGPU_SIM_HAS_SDRAM
+#include "Vvmgpu_sdram_top.h"
+#else
+#define VMGPU_SIM_SDRAM_BYTES 0u
+#endif
+#include "sdram_chip.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
@@ -57,10 +64,22 @@ class SimBase {
   vmgpu_sim_host_stats stats{};
 };
 
-template <class Model, bool kTraced>
+// The SDRAM configuration's chip: the part the board's controller defaults follow ("ulx3s": the
+// slower figure of the 32 MB parts' data sheets; the AS4C32M16SB for 64 MB), clocked as
+// sdram_phy clocks it on the board (the design clock inverted).
+constexpr double kSdramClkHz = 50e6;
+
+template <class Model, bool kTraced, bool kSdram = false>
 class Sim final : public SimBase {
  public:
   explicit Sim(const char *waves_path) {
+    if constexpr (kSdram) {
+      sdram::Geometry geom;
+      geom.col_bits = kSdramBytes >= 67108864u ? 10 : 9;
+      chip_.reset(new sdram::Chip(*sdram::find_part(kSdramBytes >= 67108864u ? "as4c32m16sb-7" : "ulx3s"),
+                                  geom, 1e9 / kSdramClkHz, /*negedge_phase=*/true));
+      chip_->set_log(stderr);
+    }
     ctx_.reset(new VerilatedContext);
     if constexpr (kTraced) ctx_->traceEverOn(true);
     model_.reset(new Model(ctx_.get(), "vmgpu"));
@@ -84,6 +103,11 @@ class Sim final : public SimBase {
     run_cycles(kResetCycles);
     m.rst_ni = 1;
     m.eval();
+    if constexpr (kSdram) {
+      // The SDRAM's power-up wait and initialisation (~10 000 cycles at 50 MHz), as the board
+      // does before its first answer: the driver's first access then finds memory ready.
+      for (unsigned n = 0; n < 1000000 && !m.init_done_o; ++n) cycle();
+    }
   }
 
   ~Sim() override {
@@ -140,6 +164,9 @@ class Sim final : public SimBase {
   bool fault() const override { return model_->fault_o; }
   bool waves() const override { return kTraced; }
 
+  // The chip model's figures (the SDRAM configuration), for vmgpu_sim_sdram_stats.
+  const sdram::Chip *chip() const { return chip_.get(); }
+
  private:
   void dump(uint64_t t) {
     if constexpr (kTraced) trace_->dump(t);
@@ -175,6 +202,7 @@ class Sim final : public SimBase {
     m.eval();
     dump(cycles * kWaveNsPerCycle + kWaveNsPerCycle / 2);
     ++cycles;
+    if constexpr (kSdram) chip_edge(m);
 
     // The request was accepted on this edge: serve it now; read data returns next cycle.
     bool changed = m.host_rsp_valid_i;
@@ -197,6 +225,7 @@ class Sim final : public SimBase {
     }
 
     m.clk_i = 0;
+    if constexpr (kSdram) changed = true;  // the chip's beat is an input of the next edge
     if constexpr (!kTraced && HasClkPrev<std::remove_pointer_t<decltype(m.rootp)>>::value) {
       if (changed)
         m.eval();
@@ -208,9 +237,42 @@ class Sim final : public SimBase {
     }
   }
 
+  // The chip's clock edge, half a cycle after the controller's (sdram_phy inverts the clock):
+  // the pins as the controller's flip-flops set them on this rising edge; what the chip drives
+  // then is on the bus for the controller's next edge. A broken timing rule stops the process:
+  // the memory would hold garbage from here on, and a test must not pass on it.
+  void chip_edge(Model &m) {
+    sdram::Pins p;
+    p.cke = m.sdram_cke_o;
+    p.cs_n = m.sdram_cs_no;
+    p.ras_n = m.sdram_ras_no;
+    p.cas_n = m.sdram_cas_no;
+    p.we_n = m.sdram_we_no;
+    p.ba = m.sdram_ba_o;
+    p.a = m.sdram_a_o;
+    p.dqm = m.sdram_dqm_o;
+    p.dq = m.sdram_dq_o;
+    p.dq_oe = m.sdram_dq_oe_o;
+    chip_->edge(p);
+    if (chip_->violations()) {
+      std::fprintf(stderr,
+                   "vmgpu sim (VMGPU_SIM_MEMORY=sdram): SDRAM VIOLATION at cycle %llu: the memory "
+                   "controller broke the chip's rules (messages above); stopping.\n",
+                   (unsigned long long)cycles);
+      chip_->report(stderr);
+      std::fflush(stderr);
+      std::_Exit(3);
+    }
+    m.chip_dq_oe_i = chip_->driving();
+    m.chip_dq_i = chip_->dq();
+  }
+
+  static constexpr unsigned kSdramBytes = VMGPU_SIM_SDRAM_BYTES;
+
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<Model> model_;
   std::unique_ptr<VerilatedFstC> trace_;
+  std::unique_ptr<sdram::Chip> chip_;
   bool dirty_ = false;
 };
 
@@ -228,6 +290,24 @@ extern "C" {
 
 vmgpu_sim *vmgpu_sim_create(const char *waves_path, char *err, unsigned errlen) {
   if (!waves_path) waves_path = std::getenv("VMGPU_WAVES");
+  // VMGPU_SIM_MEMORY: "bram" (default: one-cycle block RAM) or "sdram" (the board's controller
+  // and a cycle-accurate chip model; no waveform build of it).
+  bool sdram = false;
+  if (const char *mem = std::getenv("VMGPU_SIM_MEMORY"); mem && *mem) {
+    if (!std::strcmp(mem, "sdram")) {
+      sdram = true;
+    } else if (std::strcmp(mem, "bram")) {
+      set_err(err, errlen, std::string("VMGPU_SIM_MEMORY='") + mem +
+                               "': accepted values are 'bram' (one-cycle block RAM, the default) and "
+                               "'sdram' (the board's SDRAM controller with a chip model)");
+      return nullptr;
+    }
+  }
+  if (sdram && waves_path && *waves_path) {
+    set_err(err, errlen, "VMGPU_SIM_MEMORY=sdram has no waveform build: unset VMGPU_WAVES, or "
+                         "record the board's waveform with tests/board");
+    return nullptr;
+  }
   std::unique_ptr<vmgpu_sim> sim(new vmgpu_sim);
   if (waves_path && *waves_path) {
     // Fail early with a readable reason: VerilatedFstC only reports an unwritable file on stderr.
@@ -244,6 +324,14 @@ vmgpu_sim *vmgpu_sim_create(const char *waves_path, char *err, unsigned errlen) 
       set_err(err, errlen, std::string("cannot open waveform file ") + waves_path);
       return nullptr;
     }
+  } else if (sdram) {
+#if VMGPU_SIM_HAS_SDRAM
+    sim->impl.reset(new Sim<Vvmgpu_sdram_top, false, true>(nullptr));
+#else
+    set_err(err, errlen, "VMGPU_SIM_MEMORY=sdram: this build has no SDRAM configuration "
+                         "(configured with -DVMGPU_SIM_SDRAM=OFF)");
+    return nullptr;
+#endif
   } else {
     sim->impl.reset(new Sim<Vvmgpu_top_fast, false>(nullptr));
   }

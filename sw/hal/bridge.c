@@ -589,8 +589,10 @@ void bridge_get_stats(vmgpu_hal *h, bridge_stats *out) {
 
 double bridge_line_bits_per_second(vmgpu_hal *h, double model_cycles_per_second) {
     if (!is_bridge(h)) return 0.0;
-#ifdef VMGPU_SIM_BOARD_DIV
-    if (h->ops == &bridge_ops_sim_board) return model_cycles_per_second / VMGPU_SIM_BOARD_DIV;
+#ifdef VMGPU_SIM_BOARD_BAUD
+    /* the board's UART: BAUD bits per CLK_HZ model cycles */
+    if (h->ops == &bridge_ops_sim_board)
+        return model_cycles_per_second * (double)VMGPU_SIM_BOARD_BAUD / (double)VMGPU_SIM_BOARD_CLK_HZ;
 #endif
     (void)model_cycles_per_second;
     return (double)as_bridge(h)->cfg.line_bps;

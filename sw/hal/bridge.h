@@ -96,7 +96,8 @@ void bridge_get_stats(vmgpu_hal *h, bridge_stats *out);
 
 /*
  * The line's bit rate: the baud rate for serial and ftdi; for sim-board the model's UART, whose
- * rate is the simulation's, model_cycles_per_second / VMGPU_SIM_BOARD_DIV. 0 for other HALs.
+ * rate is the simulation's: model_cycles_per_second x BAUD / CLK_HZ of the board's parameters
+ * (3 Mbaud at 50 MHz, 16.67 model cycles a bit). 0 for other HALs.
  */
 double bridge_line_bits_per_second(vmgpu_hal *h, double model_cycles_per_second);
 

@@ -7,9 +7,10 @@
  * The model is found at $VMGPU_SIM_BOARD_EXE, else in the build tree it was built in, else
  * installed beside vmgpu-bench, else on PATH.
  *
- * Time-outs: the "line" is the model's UART, whose speed is the simulation's (cycles per second
- * divided by SIM_BOARD_DIV), far below 3 Mbaud and slower still on a loaded machine, so answers
- * are given a generous wait (VMGPU_LINK_TIMEOUT_MS overrides it, as for every link).
+ * Time-outs: the "line" is the model's UART at the board's 3 Mbaud in model cycles (16.67 model
+ * cycles a bit), so its real speed is the simulation's, far below 3 Mbaud and slower still on a
+ * loaded machine: answers are given a generous wait (VMGPU_LINK_TIMEOUT_MS overrides it, as for
+ * every link). The model stops with exit status 3 when the SDRAM chip model reports a violation.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

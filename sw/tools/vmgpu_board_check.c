@@ -1,7 +1,7 @@
 /*
  * vmgpu-board-check: bring-up of a vmgpu device, step by step, with a verdict.
  *
- *   vmgpu-board-check [--device SPEC] [--full] [--seed N]
+ *   vmgpu-board-check [--device SPEC] [--full | --quick] [--seed N]
  *
  * Steps (each prints PASS/FAIL, its wall time and the link round trips it took; the first
  * failure ends the run with "verdict: FAILED at step N"):
@@ -16,6 +16,10 @@
  *   5 mmu         a translation read back from the page tables; a deliberate write into a
  *                 read-only page must fault WRITE_DENIED at the right address, and a second
  *                 context must still work afterwards (the device recovers without a reset)
+ * --quick is the smoke test of a slow model (the gate-level check simulates the synthesised netlist,
+ * board/ulx3s/gatelevel, some 50 times slower than sim-board): every step, smaller: six SCRATCH
+ * patterns (every bit both ways), banks/rows over the first and last 8 KiB (all four banks, two
+ * rows each), one random block of 1 KiB, a DMA copy of 1 KiB.
  * The device is whatever VMGPU_DEVICE (or --device) names: a board over serial or ftdi, or the
  * simulated ones. Exit status 0 only when every step passed.
  */
@@ -35,6 +39,7 @@ typedef struct {
     vmgpu_dev *dev;
     uint32_t mem_size;
     int full;
+    int quick; /* --quick: the smaller smoke test (see the header) */
     uint64_t seed;
     int step;
     double t0;
@@ -105,13 +110,19 @@ static int step_link(check *c, const char *spec)
 
 static int step_registers(check *c)
 {
-    begin(c, "registers", "SCRATCH: walking ones, walking zeros, 0x55555555, 0xaaaaaaaa");
+    begin(c, "registers", c->quick ? "SCRATCH: 0x55555555, 0xaaaaaaaa, all ones, zero, two counting patterns"
+                                   : "SCRATCH: walking ones, walking zeros, 0x55555555, 0xaaaaaaaa");
     uint32_t pats[66];
     unsigned n = 0;
-    for (unsigned i = 0; i < 32; i++) pats[n++] = 1u << i;
-    for (unsigned i = 0; i < 32; i++) pats[n++] = ~(1u << i);
-    pats[n++] = 0x55555555u;
-    pats[n++] = 0xaaaaaaaau;
+    if (c->quick) {
+        static const uint32_t q[] = {0x55555555u, 0xaaaaaaaau, 0xffffffffu, 0u, 0x01234567u, 0xfedcba98u};
+        for (unsigned i = 0; i < sizeof q / sizeof q[0]; i++) pats[n++] = q[i];
+    } else {
+        for (unsigned i = 0; i < 32; i++) pats[n++] = 1u << i;
+        for (unsigned i = 0; i < 32; i++) pats[n++] = ~(1u << i);
+        pats[n++] = 0x55555555u;
+        pats[n++] = 0xaaaaaaaau;
+    }
     for (unsigned i = 0; i < n; i++) {
         uint32_t v = 0;
         if (vmgpu_reg_write(c->hal, VMGPU_REG_SCRATCH, pats[i]) || vmgpu_reg_read(c->hal, VMGPU_REG_SCRATCH, &v))
@@ -182,7 +193,7 @@ static int mem_address_bus(check *c)
 /* One word every 1 KiB over the first and the last 64 KiB. */
 static int mem_banks(check *c)
 {
-    const uint32_t span = 65536, stride = 1024;
+    const uint32_t span = c->quick ? 8192 : 65536, stride = 1024;
     uint32_t bases[2] = {0, c->mem_size - span};
     for (int pass = 0; pass < 2; pass++)
         for (int b = 0; b < 2; b++)
@@ -198,25 +209,28 @@ static int mem_banks(check *c)
     return 1;
 }
 
-/* Random words in 16 KiB blocks: 16 blocks at random places, or with --full every block. */
+/* Random words in 16 KiB blocks: 16 blocks at random places, or with --full every block; with
+ * --quick the first 1 KiB of one block at a random place. */
 static int mem_random(check *c, uint32_t *tested)
 {
     enum { BLOCK = 16384, WORDS = BLOCK / 4 };
     static uint32_t w[WORDS], r[WORDS];
     uint32_t nblocks = c->mem_size / BLOCK, count = c->full ? nblocks : (nblocks < 16 ? nblocks : 16);
+    const unsigned words = c->quick ? 256 : WORDS;
+    if (c->quick) count = 1;
     uint64_t s = c->seed ? c->seed : 1;
     *tested = 0;
     for (uint32_t i = 0; i < count; i++) {
         uint32_t blk = c->full ? i : (uint32_t)(next_rand(&s) % nblocks);
         uint64_t bs = s;
-        for (unsigned k = 0; k < WORDS; k++) w[k] = (uint32_t)next_rand(&bs);
-        if (!mem_put(c, blk * BLOCK, w, WORDS) || !mem_get(c, blk * BLOCK, r, WORDS)) return 0;
-        for (unsigned k = 0; k < WORDS; k++)
+        for (unsigned k = 0; k < words; k++) w[k] = (uint32_t)next_rand(&bs);
+        if (!mem_put(c, blk * BLOCK, w, words) || !mem_get(c, blk * BLOCK, r, words)) return 0;
+        for (unsigned k = 0; k < words; k++)
             if (r[k] != w[k])
                 return FAILF(c, "random: 0x%08x wrote 0x%08x read 0x%08x (seed %" PRIu64 ")", blk * BLOCK + 4 * k,
                              w[k], r[k], c->seed);
         s = bs;
-        *tested += BLOCK;
+        *tested += words * 4;
         if (c->full && i % 256 == 255) {
             printf("    ... %u of %u KiB\n", (i + 1) * (BLOCK / 1024), nblocks * (BLOCK / 1024));
             fflush(stdout);
@@ -227,8 +241,9 @@ static int mem_random(check *c, uint32_t *tested)
 
 static int step_memory(check *c)
 {
-    begin(c, "memory", c->full ? "data bus, address bus, banks/rows, random data over all of memory"
-                               : "data bus, address bus, banks/rows, random data in 16 blocks (--full: all)");
+    begin(c, "memory", c->full    ? "data bus, address bus, banks/rows, random data over all of memory"
+                       : c->quick ? "data bus, address bus, banks/rows (8 KiB), random data in one 1 KiB block"
+                                  : "data bus, address bus, banks/rows, random data in 16 blocks (--full: all)");
     uint32_t tested = 0;
     int ok = mem_data_bus(c) && mem_address_bus(c) && mem_banks(c) && mem_random(c, &tested);
     if (ok) printf("    random data: %u KiB checked (seed %" PRIu64 ")\n", tested / 1024, c->seed);
@@ -239,23 +254,27 @@ static int step_memory(check *c)
 
 static int step_dma(check *c)
 {
-    begin(c, "dma", "the driver core takes over; DMA copy of 64 KiB between two mappings");
+    begin(c, "dma", c->quick ? "the driver core takes over; DMA copy of 1 KiB between two mappings"
+                             : "the driver core takes over; DMA copy of 64 KiB between two mappings");
     char err[320];
     if (vmgpu_dev_open_hal(c->hal, 1, NULL, &c->dev, err, sizeof err))
         return end(c, FAILF(c, "driver core: %s", err));
-    enum { N = 65536 };
+    enum { NMAX = 65536 };
+    const uint32_t N = c->quick ? 1024 : NMAX;
     vmgpu_ctx *ctx = NULL;
     vmgpu_stream *s = NULL;
     uint32_t src_pa, dst_pa, src_va, dst_va;
     int rc = vmgpu_ctx_create(c->dev, 0, &ctx);
     if (!rc) rc = vmgpu_stream_create(ctx, 0, &s);
-    if (!rc) rc = vmgpu_phys_alloc(c->dev, N, 0, &src_pa);
-    if (!rc) rc = vmgpu_phys_alloc(c->dev, N, 0, &dst_pa);
-    if (!rc) rc = vmgpu_va_reserve(ctx, N, 0, 0, &src_va);
-    if (!rc) rc = vmgpu_va_reserve(ctx, N, 0, 0, &dst_va);
-    if (!rc) rc = vmgpu_map(ctx, src_va, src_pa, N, VMGPU_MAP_READ);
-    if (!rc) rc = vmgpu_map(ctx, dst_va, dst_pa, N, VMGPU_MAP_READ | VMGPU_MAP_WRITE);
-    static uint32_t w[N / 4], r[N / 4];
+    /* The mappings are 64 KiB either way (allocations come in pages and granules); --quick
+     * copies only the first N bytes of them. */
+    if (!rc) rc = vmgpu_phys_alloc(c->dev, NMAX, 0, &src_pa);
+    if (!rc) rc = vmgpu_phys_alloc(c->dev, NMAX, 0, &dst_pa);
+    if (!rc) rc = vmgpu_va_reserve(ctx, NMAX, 0, 0, &src_va);
+    if (!rc) rc = vmgpu_va_reserve(ctx, NMAX, 0, 0, &dst_va);
+    if (!rc) rc = vmgpu_map(ctx, src_va, src_pa, NMAX, VMGPU_MAP_READ);
+    if (!rc) rc = vmgpu_map(ctx, dst_va, dst_pa, NMAX, VMGPU_MAP_READ | VMGPU_MAP_WRITE);
+    static uint32_t w[NMAX / 4], r[NMAX / 4];
     uint64_t st = c->seed ^ 0x9e3779b97f4a7c15ull;
     for (unsigned i = 0; i < N / 4; i++) w[i] = (uint32_t)next_rand(&st);
     uint64_t cyc0 = 0, cyc1 = 0;
@@ -328,10 +347,11 @@ static int step_mmu(check *c)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: vmgpu-board-check [--device SPEC] [--full] [--seed N]\n"
+    fprintf(f, "usage: vmgpu-board-check [--device SPEC] [--full | --quick] [--seed N]\n"
                "  --device SPEC  sim | sim-board | serial:/dev/ttyUSB0[@baud] | ftdi[:vid:pid[:serial]]\n"
                "                 (default: VMGPU_DEVICE, else sim)\n"
                "  --full         test all of device memory with random data (slow over a serial link)\n"
+               "  --quick        every step, smaller (the gate-level smoke test of a slow model)\n"
                "  --seed N       seed of the random data (default 1)\n");
 }
 
@@ -344,6 +364,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc) spec = argv[++i];
         else if (!strcmp(argv[i], "--full")) c.full = 1;
+        else if (!strcmp(argv[i], "--quick")) c.quick = 1;
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc) c.seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
@@ -353,6 +374,11 @@ int main(int argc, char **argv)
             usage(stderr);
             return 2;
         }
+    }
+    if (c.full && c.quick) {
+        fprintf(stderr, "vmgpu-board-check: --full and --quick exclude each other\n");
+        usage(stderr);
+        return 2;
     }
     printf("vmgpu-board-check: device %s\n", spec ? spec : getenv("VMGPU_DEVICE") ? getenv("VMGPU_DEVICE") : "sim");
     double start = now();

@@ -1,7 +1,11 @@
 // Board-in-the-loop test of ulx3s_top: a C++ host drives the FT231X pins bit by bit and speaks
 // docs/bridge-protocol.md from the PC's side (framing, CRC, SEQ, retries, serving HOST_READ /
 // HOST_WRITE from a host memory with the duplicate-answer rule). Faults can be injected on the
-// byte stream both ways (flip / drop / duplicate, fixed seed).
+// byte stream both ways (flip / drop / duplicate, fixed seed). Built with BOARD_TB_SDRAM (the
+// tests/board ctests), the model is sim_board_top (ulx3s_top as sim-board runs it) and the
+// board's SDRAM is the chip model of sim/sdram_chip.h on the memory pins, clocked on the design
+// clock's falling edge as sdram_phy clocks the chip; any violation of the chip's rules fails the
+// test. Without it (tests/fuzz includes this file) the model is a Vulx3s_top with block RAM.
 //
 // Usage: board_tb <case> <clk_hz> <baud> <gap_cycles>   (the values the model was built with)
 // Cases: basic burst framing dup ring_dma faults
@@ -13,7 +17,15 @@
 #include <random>
 #include <string>
 #include <vector>
+#ifdef BOARD_TB_SDRAM
+#include "Vsim_board_top.h"
+#include "Vsim_board_top_sim_board_top.h"
+#include "sdram_chip.h"
+using BoardModel = Vsim_board_top;
+#else
 #include "Vulx3s_top.h"
+using BoardModel = Vulx3s_top;
+#endif
 #include "tb_check.h"
 #include "vmgpu/regs.h"
 
@@ -67,7 +79,20 @@ struct Frame {
 
 class Board {
  public:
-  Vulx3s_top m;
+  BoardModel m;
+#ifdef BOARD_TB_SDRAM
+  using Params = Vsim_board_top_sim_board_top;  // the parameters the model was built with
+  static constexpr uint32_t kMemBytes = Params::MEM_BYTES;
+  sdram::Chip chip{*sdram::find_part(Params::MEM_BYTES == 67108864 ? "as4c32m16sb-7" : "ulx3s"),
+                   geometry(), 1e9 / double(Params::CLK_HZ), /*negedge_phase=*/true};
+  static sdram::Geometry geometry() {
+    sdram::Geometry g;
+    g.col_bits = Params::MEM_BYTES == 67108864 ? 10 : 9;
+    return g;
+  }
+#else
+  static constexpr uint32_t kMemBytes = 65536;
+#endif
   uint64_t cyc = 0;
   double bitc;        // clocks per bit
   uint64_t gap;       // the bridge's inter-byte gap time-out
@@ -101,7 +126,9 @@ class Board {
     m.btn = 1;
     for (int i = 0; i < 40; i++) tick();
     CHECK(m.led >> 7 & 1, "PLL lock LED");
-    CHECK(!(m.led >> 6 & 1), "reset LED off after release");
+    // LED 6 stays on while the SDRAM initialises (its power-up wait: 200 us).
+    for (int i = 0; i < 20000 && (m.led >> 6 & 1); i++) tick();
+    CHECK(!(m.led >> 6 & 1), "reset LED off after release and the SDRAM's initialisation");
   }
 
   void tick() {
@@ -132,6 +159,24 @@ class Board {
     m.eval();
     m.clk_25mhz = 0;
     m.eval();
+#ifdef BOARD_TB_SDRAM
+    // The SDRAM chip's clock edge, mid-cycle (the design clock inverted): it samples the pins
+    // the controller's flip-flops set, and what it drives is there for the next rising edge.
+    sdram::Pins p;
+    p.cke = m.sdram_cke;
+    p.cs_n = m.sdram_csn;
+    p.ras_n = m.sdram_rasn;
+    p.cas_n = m.sdram_casn;
+    p.we_n = m.sdram_wen;
+    p.ba = m.sdram_ba;
+    p.a = m.sdram_a;
+    p.dqm = m.sdram_dqm;
+    p.dq = m.sdram_d_o;
+    p.dq_oe = m.fpga_dq_oe_o;
+    chip.edge(p);
+    m.chip_dq_oe_i = chip.driving();  // taken in by the next eval, before its clock edge
+    m.chip_dq_i = chip.dq();
+#endif
     cyc++;
     // Host receive line: mid-bit sampling from the falling edge.
     int line = m.ftdi_rxd;
@@ -326,7 +371,7 @@ static void test_basic(Board &b) {
   CHECK(regs.size() == 4, "4 registers with INC");
   if (regs.size() == 4) {
     CHECK(regs[0] == VMGPU_ID_MAGIC && regs[1] == VMGPU_HW_VERSION, "ID/VERSION 0x%08x 0x%08x", regs[0], regs[1]);
-    CHECK(regs[3] == 65536, "MEM_SIZE %u", regs[3]);
+    CHECK(regs[3] == Board::kMemBytes, "MEM_SIZE %u", regs[3]);
   }
   // The same register four times without INC.
   auto same = b.read(VMGPU_REG_ID, 4, false);
@@ -349,6 +394,41 @@ static void test_basic(Board &b) {
   b.send_raw(encode(b.seq, 0x40, {0, 0, 0, 0}), false);
   CHECK(b.idle(4000) == 0, "no answer to stray frame types");
   CHECK(b.rd(VMGPU_REG_SCRATCH) == 0x12345678, "still answering after strays");
+}
+
+// The board-check display: SCRATCH writes of 0xB0A2C4xx show a step on the LEDs (ulx3s_top).
+static void test_leds(Board &b) {
+  auto leds = [&] { return (unsigned)b.m.led; };
+  auto seen = [&](int bit, unsigned n) {  // the bit's values over n cycles: 1 on, 2 off, 3 both
+    unsigned v = 0;
+    for (unsigned i = 0; i < n; i++) {
+      v |= (leds() >> bit & 1) ? 1u : 2u;
+      b.tick();
+    }
+    return v;
+  };
+  unsigned normal = leds();
+  CHECK((normal & 0xC0) == 0x80, "status LEDs: PLL locked, out of reset (0x%02x)", normal);
+  b.wr(VMGPU_REG_SCRATCH, 0xB0A2C403);  // step 3 running
+  CHECK(b.rd(VMGPU_REG_SCRATCH) == 0xB0A2C403, "SCRATCH keeps the value");
+  unsigned l = leds();
+  CHECK((l & 0x03) == 0x03 && (l & 0x18) == 0 && (l & 0xE0) == 0x80, "step 3 running: 0x%02x", l);
+  CHECK(seen(2, 1024) == 3, "step 3's LED blinks");
+  CHECK(seen(1, 1024) == 1 && seen(3, 1024) == 2, "passed steps steady on, later ones off");
+  b.wr(VMGPU_REG_SCRATCH, 0xB0A2C40B);  // step 3 failed
+  l = leds();
+  CHECK((l & 0x03) == 0x03 && (l & 0x18) == 0 && (l & 0xE0) == 0xA0, "step 3 failed: 0x%02x", l);
+  CHECK(seen(2, 256) == 3, "the failed step's LED blinks fast");
+  b.wr(VMGPU_REG_SCRATCH, 0xB0A2C410);  // every step passed
+  CHECK((leds() & 0xFF) == 0xDF, "all passed: 0x%02x", leds());
+  b.wr(VMGPU_REG_SCRATCH, 0xB0A2C400);  // display off
+  CHECK((leds() & 0xE0) == (normal & 0xE0), "display off: status LEDs again (0x%02x)", leds());
+  b.wr(VMGPU_REG_SCRATCH, 0x12B0A2C4);  // not the tag
+  CHECK((leds() & 0x60) == 0, "another SCRATCH value leaves the status LEDs (0x%02x)", leds());
+  b.wr(VMGPU_REG_SCRATCH, 0xB0A2C401);
+  CHECK(leds() & 0x1 || seen(0, 1024) == 3, "step 1 shown");
+  for (int i = 0; i < 70000; i++) b.tick();  // CHECK_HOLD_BITS=16 in this build
+  CHECK((leds() & 0x60) == 0 && (leds() & 0x80), "the display ends on its own (0x%02x)", leds());
 }
 
 static void test_burst(Board &b) {
@@ -443,7 +523,9 @@ static void test_dup(Board &b) {
   auto r = b.read(VMGPU_REG_MEM_DATA, 64, false);
   CHECK(r == w, "read retried twice returns the data once written");
   CHECK(b.rd(VMGPU_REG_MEM_ADDR) == 0x200 + 256, "MEM_ADDR after retried read: 0x%x", b.rd(VMGPU_REG_MEM_ADDR));
-  // The same request frame twice on the line: answered twice, executed once.
+  // The same request frame twice on the line: answered twice, executed once. (The words are
+  // cleared first: SDRAM, like a real board's, powers up holding anything.)
+  b.mem_write(0x400, {0, 0, 0});
   b.wr(VMGPU_REG_MEM_ADDR, 0x400);
   std::vector<uint8_t> p = {(uint8_t)VMGPU_REG_MEM_DATA, 0, 0, 0, 2, 0};
   put32(p, 0x11111111);
@@ -562,10 +644,16 @@ int main(int argc, char **argv) {
   else if (c == "dup") test_dup(b);
   else if (c == "ring_dma") test_ring_dma(b);
   else if (c == "faults") test_faults(b);
+  else if (c == "leds") test_leds(b);
   else {
     std::fprintf(stderr, "unknown case %s\n", c.c_str());
     return 2;
   }
   std::printf("board %s: %llu cycles, %d retries\n", c.c_str(), (unsigned long long)b.cyc, b.retries);
+#ifdef BOARD_TB_SDRAM
+  b.chip.report(stdout);
+  CHECK(b.chip.violations() == 0, "the SDRAM chip model saw %llu violations",
+        (unsigned long long)b.chip.violations());
+#endif
   return tb::summary(("board_" + c).c_str());
 }

@@ -35,9 +35,12 @@
 #include "vmgpu/regs.h"
 #include "vmgpu_hal.h"
 
-#ifndef VMGPU_SIM_BOARD_DIV
-#define VMGPU_SIM_BOARD_DIV 8
+/* The board's clock and line rate (board/ulx3s/board.cmake): model cycles per UART bit. */
+#ifndef VMGPU_SIM_BOARD_BAUD
+#define VMGPU_SIM_BOARD_CLK_HZ 50000000
+#define VMGPU_SIM_BOARD_BAUD 3000000
 #endif
+#define SIM_BOARD_BIT_CYCLES ((double)VMGPU_SIM_BOARD_CLK_HZ / (double)VMGPU_SIM_BOARD_BAUD)
 
 static fake_bridge *g_fake;
 
@@ -455,10 +458,10 @@ static int t_sim_board(void) {
     CHECK(rc == 0 && !memcmp(in, out, sizeof out), "16 KiB written and read back equal (%s)",
           vmgpu_hal_last_error(h));
     double cps = (double)(uint32_t)(c1 - c0) / dt;
-    double line_Bps = cps / VMGPU_SIM_BOARD_DIV / 10.0;
+    double line_Bps = cps / SIM_BOARD_BIT_CYCLES / 10.0;
     double pay = 2.0 * N * 4 / dt;
     printf("link_payload_bytes_per_second %.0f (model %.0f cycles/s, UART %.0f bit/s, ratio %.3f)\n",
-           pay, cps, cps / VMGPU_SIM_BOARD_DIV, pay / line_Bps);
+           pay, cps, cps / SIM_BOARD_BIT_CYCLES, pay / line_Bps);
     /* The driver core's basic operations over the board RTL: map, host -> device -> host
      * through the host port (every word a HOST_READ/HOST_WRITE frame), a fault. */
     t0 = now_s();

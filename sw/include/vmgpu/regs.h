@@ -17,6 +17,8 @@
 #define VMGPU_REG_CAPS_PAGE_SHIFT_MASK 0x00FF0000u
 #define VMGPU_REG_CAPS_GFX_LSB 24u
 #define VMGPU_REG_CAPS_GFX_MASK 0x01000000u
+#define VMGPU_REG_CAPS_EXT_MEM_LSB 25u
+#define VMGPU_REG_CAPS_EXT_MEM_MASK 0x02000000u
 #define VMGPU_REG_MEM_SIZE 0x00Cu /* ro: Device memory size in bytes. */
 #define VMGPU_REG_CYCLE_LO 0x010u /* ro: Cycle counter, low word. Reading it latches the high word into CYCLE_HI. */
 #define VMGPU_REG_CYCLE_HI 0x014u /* ro: Cycle counter, high word as latched by the last CYCLE_LO read. */
@@ -65,6 +67,7 @@
 #define VMGPU_REG_EVT_PTE 0x04Cu /* ro: Oldest MMU event: the PTE loaded into the TLB (EVT_TLB_FILL). */
 #define VMGPU_REG_EVT_POP 0x050u /* wo: Any write drops the oldest MMU event (if any) and clears EVT_COUNT.DROPPED and OVERFLOW. */
 #define VMGPU_REG_SCRATCH 0x054u /* rw: Free for software; link tests use it. */
+#define VMGPU_REG_MEM_REFRESH_CYCLES 0x058u /* ro: Cycles the device memory was held for refresh (the SDRAM controller's refresh request to the end of tRFC); stays 0 with block RAM. */
 
 /* Ring registers: VMGPU_RING_REG(r, VMGPU_RING_<name>) */
 #define VMGPU_REG_RING_BASE 0x100u

@@ -84,6 +84,7 @@ class Chip {
   uint64_t violations(int kind) const { return count_[kind]; }
   void report(FILE *f) const;     // per-kind counts
   void set_print_limit(int n) { print_limit_ = n; }
+  void set_log(FILE *f) { log_ = f; }  // where violation messages go (default stdout)
 
   // Contents, for tests: a never-written location reads fill(bank, row, col).
   uint16_t peek(unsigned bank, unsigned row, unsigned col) const;
@@ -166,6 +167,7 @@ class Chip {
   uint64_t count_[V_KINDS] = {};
   uint64_t total_violations_ = 0;
   int print_limit_ = 5;
+  FILE *log_ = stdout;
 };
 
 }  // namespace sdram

@@ -49,13 +49,13 @@ void Chip::violate(int kind, const char *fmt, ...) {
   ++count_[kind];
   ++total_violations_;
   if (count_[kind] > uint64_t(print_limit_)) return;
-  std::printf("sdram: edge %lld (%.1f ns): %s violation: ", (long long)edge_, double(edge_) * tck_,
-              kind_name(kind));
+  std::fprintf(log_, "sdram: edge %lld (%.1f ns): %s violation: ", (long long)edge_,
+               double(edge_) * tck_, kind_name(kind));
   va_list ap;
   va_start(ap, fmt);
-  std::vprintf(fmt, ap);
+  std::vfprintf(log_, fmt, ap);
   va_end(ap);
-  std::printf("\n");
+  std::fprintf(log_, "\n");
 }
 
 // True when less than min_ns have passed since edge `since` (a small tolerance for the
