@@ -76,7 +76,11 @@ int core_hal_err(vmgpu_dev *dev, int rc, const char *what)
 }
 
 const char *vmgpu_dev_last_error(const vmgpu_dev *dev) { return dev ? dev->err : ""; }
-vmgpu_hal *vmgpu_dev_hal(vmgpu_dev *dev) { return dev ? dev->hal : NULL; }
+vmgpu_hal *vmgpu_dev_hal(vmgpu_dev *dev)
+{
+    if (!dev) return NULL;
+    return dev->remote ? remote_hal(dev) : dev->hal;
+}
 
 int vmgpu_dev_get_info(const vmgpu_dev *dev, vmgpu_dev_info *info)
 {

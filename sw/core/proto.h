@@ -1,5 +1,5 @@
 /*
- * The device server's wire protocol (version 1), shared by the client side of the core
+ * The device server's wire protocol (version 2), shared by the client side of the core
  * (sw/core/remote.c) and the server (sw/server/). docs/server.md describes it for readers.
  *
  * Transport: a Unix SOCK_SEQPACKET socket, so every message is one record and its size is
@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #define VMGPU_PROTO_MAGIC 0x44504756u   /* "VGPD" little-endian */
-#define VMGPU_PROTO_VERSION 1u
+#define VMGPU_PROTO_VERSION 2u  /* 2: answers carry the link round trips; REG_READ/REG_WRITE */
 #define VMGPU_PROTO_NARGS 10
 #define VMGPU_PROTO_TEXT_MAX 512u
 /* Bytes of the bulk buffer every client hands the server at HELLO. */
@@ -40,6 +40,7 @@ typedef struct vmgpu_rep {
     uint32_t textlen;    /* bytes of text after this header (<= VMGPU_PROTO_TEXT_MAX) */
     uint32_t reserved;
     uint64_t ret[4];
+    uint64_t trips;      /* the transport's link round trips so far (after this call) */
 } vmgpu_rep;
 
 /* Operations. Arguments are listed as arg[0], arg[1], ...; "id" arguments are the client's own
@@ -110,6 +111,9 @@ enum vmgpu_msg {
     VMGPU_MSG_IPC_EVENT_TOKEN, /* event id -> token naming the event */
     VMGPU_MSG_IPC_EVENT_OPEN,  /* token -> an event id of the caller's for the same event, 1
                                   when the caller made the token */
+    VMGPU_MSG_REG_READ,      /* register offset -> value: read-only views for tools and lessons
+                                (counters, event FIFO, ring state; never MEM_ADDR/MEM_DATA) */
+    VMGPU_MSG_REG_WRITE,     /* register offset, value: EVT_POP only */
     VMGPU_MSG_COUNT
 };
 

@@ -32,6 +32,8 @@ typedef struct host_reg {
 } host_reg;
 
 struct vmgpu_remote {
+    vmgpu_hal proxy;    /* first: vmgpu_dev_hal's answer (proxy_of() casts back) */
+    vmgpu_dev *dev;
     int sock;
     uint32_t seq;
     uint8_t *bulk;
@@ -229,6 +231,13 @@ static int call_full(const vmgpu_dev *cdev, unsigned op, const uint64_t *args, u
                 else close(got[i]);
             }
         }
+    if (n >= 8 && a.h.magic == VMGPU_PROTO_MAGIC && a.h.version != VMGPU_PROTO_VERSION) {
+        if (fd_out && *fd_out >= 0) close(*fd_out);
+        if (fd_out) *fd_out = -1;
+        return core_fail(dev, VMGPU_ERR_NODEV, "device server speaks protocol version %u, this "
+                         "library %u (a server of another build: it leaves when idle, or set "
+                         "VMGPU_SERVER_SOCKET)", a.h.version, VMGPU_PROTO_VERSION);
+    }
     if (n < (ssize_t)sizeof a.h || a.h.magic != VMGPU_PROTO_MAGIC || a.h.seq != q.seq ||
         a.h.textlen > VMGPU_PROTO_TEXT_MAX || (size_t)n != sizeof a.h + a.h.textlen) {
         if (fd_out && *fd_out >= 0) close(*fd_out);
@@ -237,6 +246,7 @@ static int call_full(const vmgpu_dev *cdev, unsigned op, const uint64_t *args, u
                          n <= 0 ? (n == 0 ? "closed" : strerror(errno)) : "malformed answer");
     }
     a.text[a.h.textlen < VMGPU_PROTO_TEXT_MAX ? a.h.textlen : VMGPU_PROTO_TEXT_MAX - 1] = 0;
+    r->proxy.round_trips = a.h.trips;
     if (ret) memcpy(ret, a.h.ret, sizeof a.h.ret);
     if (text && textlen) snprintf(text, textlen, "%s", a.text);
     if (a.h.status < 0) return core_fail(dev, a.h.status, "%s", a.text);
@@ -273,6 +283,60 @@ static void untrack_free(struct vmgpu_remote *r, void *obj)
         }
     free(obj);
 }
+
+/* ----------------------------------------------------- the transport, seen from here */
+
+/*
+ * vmgpu_dev_hal on a server connection: a stand-in transport for the tools, lessons and tests
+ * that look at the device directly. Register reads go to the server (counters, the MMU's event
+ * FIFO, ring state; never the memory port), the only register write is EVT_POP, memory bursts are
+ * vmgpu_phys_read/write (checked like those), run is a polling slice, and round_trips is the
+ * device's count as of the last answer.
+ */
+static struct vmgpu_remote *proxy_of(vmgpu_hal *h) { return (struct vmgpu_remote *)h; }
+
+static int proxy_status(vmgpu_hal *h, int rc)
+{
+    if (!rc) return VMGPU_HAL_OK;
+    snprintf(h->last_error, sizeof h->last_error, "%.300s", proxy_of(h)->dev->err);
+    return rc == VMGPU_ERR_IO ? VMGPU_HAL_EIO : VMGPU_HAL_EINVAL;
+}
+
+static int proxy_reg_read(vmgpu_hal *h, uint32_t off, uint32_t *val)
+{
+    uint64_t ret[4] = {0};
+    int rc = call(proxy_of(h)->dev, VMGPU_MSG_REG_READ, ARGS(off), ret);
+    if (!rc) *val = (uint32_t)ret[0];
+    return proxy_status(h, rc);
+}
+
+static int proxy_reg_write(vmgpu_hal *h, uint32_t off, uint32_t val)
+{
+    return proxy_status(h, call(proxy_of(h)->dev, VMGPU_MSG_REG_WRITE, ARGS(off, val), NULL));
+}
+
+static int proxy_mem_write(vmgpu_hal *h, uint32_t pa, const uint32_t *w, size_t n)
+{
+    return proxy_status(h, remote_phys_write(proxy_of(h)->dev, pa, w, n * 4));
+}
+
+static int proxy_mem_read(vmgpu_hal *h, uint32_t pa, uint32_t *w, size_t n)
+{
+    return proxy_status(h, remote_phys_read(proxy_of(h)->dev, pa, w, n * 4));
+}
+
+static int proxy_run(vmgpu_hal *h, uint64_t max_cycles, uint64_t *ran)
+{
+    return proxy_status(h, remote_poll(proxy_of(h)->dev, max_cycles, ran));
+}
+
+static void proxy_close(vmgpu_hal *h) { (void)h; }
+
+static const struct vmgpu_hal_ops proxy_ops = {"vmgpud", proxy_reg_read, proxy_reg_write,
+                                               proxy_mem_write, proxy_mem_read, proxy_run,
+                                               proxy_close};
+
+vmgpu_hal *remote_hal(vmgpu_dev *dev) { return &dev->remote->proxy; }
 
 /* ------------------------------------------------------------------- open / close */
 
@@ -356,6 +420,8 @@ int remote_open(const char *spec, const vmgpu_dev_options *opt, vmgpu_dev **out,
     }
     r->sock = s;
     r->bulk_fd = -1;
+    r->dev = dev;
+    r->proxy.ops = &proxy_ops;
     dev->remote = r;
     int rc = hello(dev, err, errlen);
     if (rc) {

@@ -18,6 +18,9 @@ int remote_socket_path(const char *devspec, char *buf, size_t len);
 int remote_open(const char *spec, const vmgpu_dev_options *opt, vmgpu_dev **out, char *err,
                 size_t errlen);
 void remote_close(vmgpu_dev *dev);
+/* A stand-in transport for tools and tests that read the device directly (registers through
+ * the server, read-only views; memory as vmgpu_phys_read/write; round_trips the device's). */
+vmgpu_hal *remote_hal(vmgpu_dev *dev);
 
 int remote_ping(vmgpu_dev *dev);
 int remote_poll(vmgpu_dev *dev, uint64_t max_cycles, uint64_t *ran);

@@ -20,6 +20,7 @@
 
 #include "core_internal.h"
 #include "proto.h"
+#include "vmgpu/regs.h"
 #include "server.h"
 
 srv_state g_srv = {.saved_stderr = -1};
@@ -797,6 +798,29 @@ static int op_device(request *r, answer *a)
         }
         break;
     case VMGPU_MSG_STATE_HASH: v = vmgpu_debug_state_hash(dev); break;
+    case VMGPU_MSG_REG_READ: {
+        /* Counters, the event FIFO, the ring state: what tools and lessons look at. Not the
+         * memory port (MEM_ADDR/MEM_DATA would read any physical memory). */
+        uint64_t off = q->arg[0];
+        int ring_reg = off >= VMGPU_REG_RING_BASE &&
+                       off < VMGPU_REG_RING_BASE + (uint64_t)VMGPU_REG_RING_MAX * VMGPU_REG_RING_STRIDE;
+        if ((off & 3) || (!ring_reg && (off > VMGPU_REG_SCRATCH || off == VMGPU_REG_MEM_ADDR ||
+                                        off == VMGPU_REG_MEM_DATA)))
+            return fail(a, VMGPU_ERR_INVALID, "register 0x%llx: not readable through the server",
+                        (unsigned long long)off);
+        uint32_t val = 0;
+        if (vmgpu_reg_read(vmgpu_dev_hal(dev), (uint32_t)off, &val))
+            return fail(a, VMGPU_ERR_IO, "register 0x%llx: the transport failed", (unsigned long long)off);
+        v = val;
+        break;
+    }
+    case VMGPU_MSG_REG_WRITE:
+        if (q->arg[0] != VMGPU_REG_EVT_POP)
+            return fail(a, VMGPU_ERR_INVALID, "register 0x%llx: only EVT_POP may be written "
+                        "through the server", (unsigned long long)q->arg[0]);
+        if (vmgpu_reg_write(vmgpu_dev_hal(dev), VMGPU_REG_EVT_POP, 1))
+            return fail(a, VMGPU_ERR_IO, "EVT_POP: the transport failed");
+        return VMGPU_OK;
     case VMGPU_MSG_LINK_TRIPS: rc = vmgpu_dev_link_round_trips(dev, &v); break;
     default: return VMGPU_ERR_INVALID;
     }
@@ -930,6 +954,7 @@ int srv_client_serve(srv_client *c)
     for (int i = 0; i < nfds; i++)
         if (fds[i] >= 0) close(fds[i]);
     a.h.status = status;
+    a.h.trips = vmgpu_dev_hal(g_srv.dev)->round_trips;
     send_answer(c, &a);
     return 0;
 }

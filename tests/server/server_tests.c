@@ -24,6 +24,7 @@
 
 #include "proto.h"
 #include "vmgpu/core.h"
+#include "vmgpu/regs.h"
 
 static int fails;
 static vmgpu_dev *g_dev;
@@ -504,11 +505,28 @@ static void t_bad_inputs(void)
     /* rings and fences */
     BAD(vmgpu_fence_wait(g_dev, 99, 1), VMGPU_ERR_INVALID);
     BAD(vmgpu_ring_faulted(g_dev, 99), VMGPU_ERR_INVALID);
+    /* the stand-in transport: read-only views, never the memory port */
+    vmgpu_hal *th = vmgpu_dev_hal(g_dev);
+    uint32_t v = 0, word = 0;
+    CHECK(th != NULL && vmgpu_reg_read(th, VMGPU_REG_ID, &v) == VMGPU_HAL_OK && v == VMGPU_ID_MAGIC);
+    CHECK(vmgpu_reg_read(th, VMGPU_REG_TLB_MISSES, &v) == VMGPU_HAL_OK);
+    CHECK(vmgpu_reg_read(th, VMGPU_REG_MEM_DATA, &v) == VMGPU_HAL_EINVAL);
+    CHECK(vmgpu_reg_read(th, VMGPU_REG_MEM_ADDR, &v) == VMGPU_HAL_EINVAL);
+    CHECK(vmgpu_reg_read(th, 0x2, &v) == VMGPU_HAL_EINVAL);
+    CHECK(vmgpu_reg_write(th, VMGPU_REG_MEM_ADDR, 0) == VMGPU_HAL_EINVAL);
+    CHECK(vmgpu_reg_write(th, VMGPU_RING_REG(0, VMGPU_RING_CTRL), 0) == VMGPU_HAL_EINVAL);
+    CHECK(vmgpu_mem_read(th, other_pa, &word, 1) == VMGPU_HAL_EINVAL);
+    CHECK(vmgpu_mem_write(th, other_pa, &word, 1) == VMGPU_HAL_EINVAL);
+    uint64_t t0 = th->round_trips;
+    OK(vmgpu_dev_ping(g_dev));
+    CHECK(th->round_trips >= t0);
+    NOTE("the stand-in transport: ID reads 0x%08x; the memory port, ring control and another "
+         "process's memory refused", VMGPU_ID_MAGIC);
     NOTE("%d bad calls: the documented errors, the state hash unchanged after each", nbad);
     /* the in-process device shares nothing */
     vmgpu_dev *local = NULL;
     char err[256];
-    if (vmgpu_dev_open("sim", &local, err, sizeof err) == VMGPU_OK) {
+    if (vmgpu_dev_open("sim-inproc", &local, err, sizeof err) == VMGPU_OK) {
         CHECK(!vmgpu_dev_is_remote(local));
         int lfd;
         CHECK(vmgpu_phys_export(local, 0x100000, &lfd) == VMGPU_ERR_INVALID);

@@ -104,6 +104,9 @@ int vmgpu_dev_open_hal(vmgpu_hal *hal, int own, const vmgpu_dev_options *opt, vm
 /* Destroys every remaining context, stream and event, then closes. NULL is a no-op. */
 void vmgpu_dev_close(vmgpu_dev *dev);
 int vmgpu_dev_get_info(const vmgpu_dev *dev, vmgpu_dev_info *info);
+/* The transport. On a device server connection: a stand-in whose register reads are read-only
+ * views (counters, event FIFO, ring state), whose memory bursts are checked like
+ * vmgpu_phys_read/write, and whose round_trips is the device's count as of the last answer. */
 vmgpu_hal *vmgpu_dev_hal(vmgpu_dev *dev);
 /* Text of the last error on this device ("" if none). Fault/timeout texts name the ring, the
  * command offset, its opcode, the fault reason, the VA and the ASID. */
