@@ -90,6 +90,18 @@ static cu_alloc *fd_memory(int fd)
         return a;
     }
 #endif
+    /* Through the device server: another process's export (cuMemExportToShareableHandle or
+     * vgfxExportMemoryFd there); this process now holds that memory too. */
+    uint32_t rpa, rsize;
+    if (vmgpu_dev_is_remote(g_dev) && vmgpu_phys_import(g_dev, fd, &rpa, &rsize) == VMGPU_OK) {
+        cu_alloc *a = cu_alloc_adopt(rpa, rsize, NULL);
+        if (!a) {
+            vmgpu_phys_free(g_dev, rpa);
+            return NULL;
+        }
+        a->internal = 1;
+        return a;
+    }
     return NULL;
 }
 

@@ -759,6 +759,21 @@ static vgfxStatus export_fd(vgfxResource res, int *fd, uint64_t *size)
     if (st) return st;
     if (!fd || !size) return fail(VGFX_ERROR_INVALID_VALUE, "%s: fd or size is NULL", who);
     int created = 0;
+    if (r->memfd < 0 && vmgpu_dev_is_remote(g_gdev)) {
+        /* Through the device server: its descriptor, which another process can import
+         * (cuImportExternalMemory there); this process still recognises it by inode. */
+        int m = -1;
+        struct stat sb;
+        if (vmgpu_phys_export(g_gdev, r->pa, &m) || fstat(m, &sb)) {
+            if (m >= 0) close(m);
+            return fail(VGFX_ERROR_OUT_OF_MEMORY, "%s: the device server made no descriptor: %s", who,
+                        vmgpu_dev_last_error(g_gdev));
+        }
+        r->memfd = m;
+        r->fd_dev = sb.st_dev;
+        r->fd_ino = sb.st_ino;
+        created = 1;
+    }
     if (r->memfd < 0) {
         char name[64];
         snprintf(name, sizeof name, "vgfx-resource-%08x", r->pa);
