@@ -397,17 +397,17 @@ int remote_open(const char *spec, const vmgpu_dev_options *opt, vmgpu_dev **out,
         return VMGPU_ERR_NODEV;
     }
     int s = connect_to(path);
-    if (s < 0) {
+    /* Not there: start one. "running": another process's server holds the lock and may still be
+     * opening the device before it listens, or be on its way out; try again a few times. */
+    for (int attempt = 0; s < 0 && attempt < 5; attempt++) {
         int rc = spawn_server(devspec, path, err, errlen);
         if (rc) return rc;
-        /* "running": another process's server holds the lock and may still be opening the
-         * device before it listens. */
-        for (int i = 0; i < 6000 && (s = connect_to(path)) < 0 && (errno == ENOENT || errno == ECONNREFUSED); i++)
+        for (int i = 0; i < 3000 && (s = connect_to(path)) < 0 && (errno == ENOENT || errno == ECONNREFUSED); i++)
             usleep(10000);
-        if (s < 0) {
-            snprintf(err, errlen, "device server %s: connect: %s", path, strerror(errno));
-            return VMGPU_ERR_NODEV;
-        }
+    }
+    if (s < 0) {
+        snprintf(err, errlen, "device server %s: connect: %s", path, strerror(errno));
+        return VMGPU_ERR_NODEV;
     }
     vmgpu_dev *dev = calloc(1, sizeof *dev);
     struct vmgpu_remote *r = calloc(1, sizeof *r);

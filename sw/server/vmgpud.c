@@ -91,7 +91,12 @@ static void serve(int ls, uint64_t grace_ms)
         if (npipes > MAX_PIPES) npipes = MAX_PIPES;
         if (nclients || npipes) idle_since = 0;
         else if (!idle_since) idle_since = now_ms();
-        if (idle_since && now_ms() - idle_since >= grace_ms) return;
+        if (idle_since && now_ms() - idle_since >= grace_ms) {
+            /* A client may have connected just now: serve it rather than leave it hanging. */
+            struct pollfd lp = {.fd = ls, .events = POLLIN};
+            if (poll(&lp, 1, 0) <= 0) return;
+            idle_since = 0;
+        }
         size_t n = 0;
         pf[n++] = (struct pollfd){.fd = ls, .events = POLLIN};
         for (size_t i = 0; i < nclients; i++) pf[n++] = (struct pollfd){.fd = clients[i]->sock, .events = POLLIN};
@@ -167,9 +172,14 @@ int main(int argc, char **argv)
         say_ready(ready, "lock %s: %s", lockp, strerror(errno));
         return 1;
     }
-    if (flock(lock, LOCK_EX | LOCK_NB)) {
-        say_ready(ready, "running");
-        return 0;
+    /* Held by a server that serves: leave it that. Held by one on its way out (idle, it
+     * has unlinked its socket and is closing the device): wait for it, then serve. */
+    for (int tries = 0; flock(lock, LOCK_EX | LOCK_NB); tries++) {
+        if (tries >= 1000 || access(path, F_OK) == 0) {
+            say_ready(ready, "running");
+            return 0;
+        }
+        usleep(10000);
     }
     char err[320] = "";
     if (vmgpu_dev_open(spec, &g_srv.dev, err, sizeof err)) {
@@ -185,7 +195,8 @@ int main(int argc, char **argv)
     g_srv.saved_stderr = fcntl(2, F_DUPFD_CLOEXEC, 3);
     say_ready(ready, "ok");
     serve(ls, grace);
-    unlink(path);
+    unlink(path);      /* from now on a new client starts a new server (it waits for the lock) */
+    serve(ls, 0);      /* ... and one that connected meanwhile is still served */
     close(ls);
     vmgpu_dev_close(g_srv.dev);
     close(lock);  /* the lock file stays: removing it would race a starting server */
