@@ -35,6 +35,7 @@ struct vmgpu_remote {
     vmgpu_hal proxy;    /* first: vmgpu_dev_hal's answer (proxy_of() casts back) */
     vmgpu_dev *dev;
     int sock;
+    pid_t owner;        /* the process that connected: a forked child has no connection */
     uint32_t seq;
     uint8_t *bulk;
     int bulk_fd;
@@ -204,6 +205,12 @@ static int call_full(const vmgpu_dev *cdev, unsigned op, const uint64_t *args, u
                    .seq = ++r->seq};
     for (unsigned i = 0; i < nargs && i < VMGPU_PROTO_NARGS; i++) q.arg[i] = args[i];
     if (fd_out) *fd_out = -1;
+    /* After fork the child shares the parent's socket: its requests would mix with the
+     * parent's answers. The device state behind it is the parent's anyway (as with a GPU, a
+     * process opens the device after fork). */
+    if (getpid() != r->owner)
+        return core_fail(dev, VMGPU_ERR_IO, "device server: this connection belongs to process %d "
+                         "(opened before fork); open the device in this process", (int)r->owner);
     if (r->sock < 0 || send_req(r->sock, &q, fds, nfds))
         return core_fail(dev, VMGPU_ERR_IO, "device server: connection lost (send: %s)",
                          strerror(errno));
@@ -419,6 +426,7 @@ int remote_open(const char *spec, const vmgpu_dev_options *opt, vmgpu_dev **out,
         return VMGPU_ERR_NOMEM;
     }
     r->sock = s;
+    r->owner = getpid();
     r->bulk_fd = -1;
     r->dev = dev;
     r->proxy.ops = &proxy_ops;

@@ -522,6 +522,15 @@ static void t_bad_inputs(void)
     CHECK(th->round_trips >= t0);
     NOTE("the stand-in transport: ID reads 0x%08x; the memory port, ring control and another "
          "process's memory refused", VMGPU_ID_MAGIC);
+    /* a forked child has no connection: the parent's answers are not its */
+    fflush(stdout);
+    pid_t kid = fork();
+    if (kid == 0) _exit(vmgpu_dev_ping(g_dev) == VMGPU_ERR_IO ? 0 : 1);
+    int kst = 0;
+    waitpid(kid, &kst, 0);
+    CHECK(WIFEXITED(kst) && WEXITSTATUS(kst) == 0);
+    OK(vmgpu_dev_ping(g_dev));
+    NOTE("a child forked after the open: VMGPU_ERR_IO on the parent's connection, the parent goes on");
     NOTE("%d bad calls: the documented errors, the state hash unchanged after each", nbad);
     /* the in-process device shares nothing */
     vmgpu_dev *local = NULL;
