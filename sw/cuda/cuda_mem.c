@@ -27,7 +27,9 @@ static cu_dalloc *g_bounce;
  * the host port, one link exchange per 4 bytes, where a MEM_DATA burst carries 1 KiB a frame
  * (about five times the line's payload rate). bounce_put/bounce_get move the bytes between the
  * host shadow (g_bounce->host) and the device copy around each DMA; on the in-process sim the
- * buffer is host memory in the host aperture and both do nothing. */
+ * buffer is host memory in the host aperture and both do nothing. Through the device server
+ * (VMGPU_DEVICE=vmgpud[:spec]) the transport is the server's proxy whatever device it owns, so
+ * the device-memory buffer is used there too; the bursts then go through the server's memfd. */
 static int g_bounce_dev;
 
 static int link_transport(void)

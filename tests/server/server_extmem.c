@@ -15,6 +15,7 @@
 
 #include <cuda.h>
 
+#include "fdpass.h"
 #include "vmgpu_gfx.h"
 
 static int fails;
@@ -27,39 +28,13 @@ static const char *who = "parent";
 
 static void send_fd(int s, int fd, uint64_t value)
 {
-    struct iovec iov = {&value, sizeof value};
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } cm;
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-    if (fd >= 0) {
-        memset(&cm, 0, sizeof cm);
-        mh.msg_control = cm.buf;
-        mh.msg_controllen = sizeof cm.buf;
-        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    }
-    if (sendmsg(s, &mh, 0) != (ssize_t)sizeof value) exit(3);
+    if (fdpass_send(s, &value, sizeof value, fd)) exit(3);
 }
 
 static uint64_t recv_fd(int s, int *fd)
 {
     uint64_t value = 0;
-    struct iovec iov = {&value, sizeof value};
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } cm;
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
-                        .msg_controllen = sizeof cm.buf};
-    if (fd) *fd = -1;
-    if (recvmsg(s, &mh, 0) != (ssize_t)sizeof value) exit(3);
-    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-    if (c && c->cmsg_type == SCM_RIGHTS && fd) memcpy(fd, CMSG_DATA(c), sizeof *fd);
+    if (fdpass_recv(s, &value, sizeof value, fd)) exit(3);
     return value;
 }
 

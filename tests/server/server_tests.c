@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdpass.h"
 #include "proto.h"
 #include "vmgpu/core.h"
 #include "vmgpu/regs.h"
@@ -62,23 +63,7 @@ static void open_dev(void)
 
 static void send_msg(int s, uint32_t word, int fd)
 {
-    struct iovec iov = {&word, sizeof word};
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } cm;
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-    if (fd >= 0) {
-        memset(&cm, 0, sizeof cm);
-        mh.msg_control = cm.buf;
-        mh.msg_controllen = sizeof cm.buf;
-        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    }
-    if (sendmsg(s, &mh, 0) != (ssize_t)sizeof word) {
+    if (fdpass_send(s, &word, sizeof word, fd)) {
         printf("FAIL [%s]: the other process is gone\n", who);
         exit(1);
     }
@@ -87,20 +72,10 @@ static void send_msg(int s, uint32_t word, int fd)
 static uint32_t recv_msg(int s, int *fd)
 {
     uint32_t word = 0;
-    struct iovec iov = {&word, sizeof word};
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } cm;
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
-                        .msg_controllen = sizeof cm.buf};
-    if (fd) *fd = -1;
-    if (recvmsg(s, &mh, 0) != (ssize_t)sizeof word) {
+    if (fdpass_recv(s, &word, sizeof word, fd)) {
         printf("FAIL [%s]: the other process is gone\n", who);
         exit(1);
     }
-    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-    if (c && c->cmsg_type == SCM_RIGHTS && fd) memcpy(fd, CMSG_DATA(c), sizeof *fd);
     return word;
 }
 
