@@ -7,7 +7,7 @@
  * wrote and writes the second half, which the parent then reads. Then the parent releases
  * first, and the child still has the memory.
  *
- * On vmgpu both processes reach the device through the device server (VMGPU_DEVICE=vmgpud,
+ * On vmgpu both processes reach the device through the per-user device server (the default,
  * docs/server.md): each has its own context, so its own ASID and page tables, and the server
  * maps the same physical frames in both. Run with VMGPU_TRACE=1 to see the two ASIDs map them.
  * Built against NVIDIA's cuda.h and libcuda it runs the same way on an NVIDIA GPU.
@@ -68,6 +68,19 @@ static int recv_fd(int s)
     return fd;
 }
 
+/* What the descriptor is, as the kernel names it (/proc/self/fd). */
+static const char *fd_target(int fd)
+{
+    static char buf[2][160];
+    static int k;
+    char link[64];
+    char *out = buf[k++ & 1];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, out, sizeof buf[0] - 1);
+    out[n > 0 ? n : 0] = 0;
+    return out;
+}
+
 /* A context of our own, and the allocation granularity. */
 static size_t start(void)
 {
@@ -113,12 +126,14 @@ static unsigned count(CUdeviceptr va, size_t words, uint32_t v)
 static int child(int s)
 {
     who = "child";
-    size_t size = 2 * start();
+    /* CUDA starts here only once the descriptor has come: the parent's context is then the
+     * device's first and this one its second (ASIDs 1 and 2, which lesson 08 quotes). */
     int fd = recv_fd(s);
+    size_t size = 2 * start();
     CUmemGenericAllocationHandle h;
     CK(cuMemImportFromShareableHandle(&h, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
     CUdeviceptr va = map_rw(h, size);
-    printf("child : imported fd %d, mapped at 0x%llx\n", fd, (unsigned long long)va);
+    printf("child : imported fd %d (%s), mapped at 0x%llx\n", fd, fd_target(fd), (unsigned long long)va);
     size_t half = size / 8;  /* words in one half */
     unsigned n = count(va, half, 0xa11ce000);
     printf("child : parent's words seen: %u of %zu\n", n, half);
@@ -140,8 +155,6 @@ static int child(int s)
 
 int main(void)
 {
-    /* vmgpu: both processes use the device server (ignored by NVIDIA's driver) */
-    setenv("VMGPU_DEVICE", "vmgpud", 0);
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) return 1;
     fflush(stdout);
@@ -162,8 +175,8 @@ int main(void)
     CK(cuCtxSynchronize());
     int fd;
     CK(cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
-    printf("parent: %zu bytes mapped at 0x%llx, exported as fd %d, sent to the child\n", size,
-           (unsigned long long)va, fd);
+    printf("parent: %zu bytes mapped at 0x%llx, exported as fd %d (%s), sent to the child\n", size,
+           (unsigned long long)va, fd, fd_target(fd));
     fflush(stdout);
     send_fd(sv[0], fd);
     recv_fd(sv[0]);

@@ -1089,6 +1089,73 @@ def lesson07(ctx):
     return f
 
 
+@provides("l08")
+def lesson08(ctx):
+    """examples/ipc_share: two processes, one device server, the same frames in two ASIDs."""
+    r = ctx.run("ipc_plain", ["examples/ipc_share"])
+    t = ctx.run("ipc_trace", ["examples/ipc_share"], trace=True)
+    o = r.out
+    if "ipc share PASSED" not in o:
+        raise g.GenError("l08: examples/ipc_share did not pass")
+    # the pipe's inode number changes from run to run: shown as "inode"
+    f = {"out": g.block([re.sub(r"pipe:\[\d+\]", "pipe:[inode]", l) for l in r.out_lines])}
+    f["fd_kind"] = g.grab(o, r"exported as fd \d+ \((\w+):")
+    f["words"] = g.grab(o, r"after the parent released: (\d+) of")
+    L = t.err_lines
+    f["server_open"] = g.grab(t.err, r"\[vmgpu\] open: device server \(pid \d+\) at \S+, device (\w+)")
+    pd = re.findall(r"ctx_create: asid (\d+), page directory at pa (0x[0-9a-f]+)", t.err)
+    if len(pd) != 2 or [a for a, _ in pd] != ["1", "2"]:
+        raise g.GenError(f"l08: expected contexts of ASIDs 1 then 2, got {pd}")
+    f["pd1"], f["pd2"] = pd[0][1], pd[1][1]
+    i = g.find(L, r"cuMemCreate: handle", what="l08 create")
+    f["create"] = g.grab(L[i], r"cuMemCreate: (handle 0x[0-9a-f]+ = device memory pa 0x[0-9a-f]+, 0x[0-9a-f]+ bytes)")
+    f["pa"] = g.grab(L[i], r"pa (0x[0-9a-f]+)")
+    blk1, j = g.pick(L, [r"map\(asid 1, va 0x[0-9a-f]+, size 0x[0-9a-f]+\) -> pa " + f["pa"], r"  pte ", r"PTE_FILL",
+                        r"protect\(asid 1", r"  pte ", r"PTE_FILL"], start=i, what="l08 parent map")
+    f["trace.map1"] = g.block(blk1)
+    k = g.find(L, r"phys_export\(pa " + f["pa"], start=j, what="l08 export")
+    blk2, j2 = g.pick(L, [r"phys_export\(pa", r"cuMemExportToShareableHandle: handle"], start=k, what="l08 export")
+    f["trace.export"] = g.block(blk2)
+    k = g.find(L, r"phys_import\(fd", start=j2, what="l08 import")
+    blk3, j3 = g.pick(L, [r"phys_import\(fd", r"cuMemImportFromShareableHandle: fd",
+                         r"map\(asid 2, va 0x[0-9a-f]+, size 0x[0-9a-f]+\) -> pa " + f["pa"], r"  pte ", r"PTE_FILL",
+                         r"protect\(asid 2", r"  pte ", r"PTE_FILL"], start=k, what="l08 child map")
+    f["trace.map2"] = g.block(blk3)
+    f["pte_rw"] = g.grab("\n".join(blk1[-1:]), r"value (0x[0-9a-f]+)")
+    f["pte_addr1"] = g.grab(blk1[2], r"PTE_FILL\s+pa (0x[0-9a-f]+)")
+    f["pte_addr2"] = g.grab(blk3[4], r"PTE_FILL\s+pa (0x[0-9a-f]+)")
+    # answers.md: two pairs at once on one server; and VMGPU_SERVER=0 (no shared owner)
+    import subprocess
+    import os
+    env = dict(os.environ, VMGPU_DEVICE="sim", VMGPU_TRACE="1",
+               VMGPU_SERVER_SOCKET=os.path.join(ctx.tmp, "ipc_pair.sock"))
+    exe = os.path.join(ctx.build, "examples", "ipc_share")
+    ps = [subprocess.Popen([exe], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           cwd=ctx.tmp) for _ in range(2)]
+    outs = [p.communicate(timeout=600) for p in ps]
+    if any(p.returncode for p in ps):
+        raise g.GenError("l08: two ipc_share at once did not both pass")
+    asids = set()
+    shared = {}
+    for _, err in outs:
+        asids |= set(re.findall(r"ctx_create: asid (\d+)", err))
+        for a, pa in re.findall(r"map\(asid (\d+), va 0x[0-9a-f]+, size 0x20000\) -> pa (0x[0-9a-f]+)", err):
+            shared.setdefault(pa, set()).add(a)
+    f["pair_asids"] = ", ".join(sorted(asids, key=int))
+    # which pair gets which ASIDs depends on who asks first: quote what does not
+    sets = list(shared.values())
+    if len(sets) != 2 or any(len(v) != 2 for v in sets) or sets[0] & sets[1]:
+        raise g.GenError(f"l08: expected two allocations, each mapped by its own two ASIDs: {shared}")
+    f["pair_frames"] = " and ".join(f"pa {pa}" for pa in sorted(shared)) + \
+        ", each mapped by 2 ASIDs, no ASID mapping both"
+    n = ctx.run("ipc_inproc", ["examples/ipc_share"], env={"VMGPU_SERVER": "0"}, check=False)
+    f["inproc_err"] = g.grab(n.err, r"child: (cuMemImportFromShareableHandle\(.*?\) failed: \w+)",
+                             what="l08 VMGPU_SERVER=0")
+    k = ctx.run("ipc_kill", ["tests/server/vmgpu_server_tests", "kill_client"])
+    f["kill"] = g.block([l for l in k.out_lines if l.startswith("  [parent]")])
+    return f
+
+
 @provides("quiz")
 def quiz(ctx):
     r = ctx.run("quiz_sample", ["tools/vmgpu-quiz", "--seed", "4", "--count", "2", "--answers"])

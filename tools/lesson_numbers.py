@@ -60,6 +60,10 @@ class Run:
         for k in ("VMGPU_TRACE", "VMGPU_WAVES", "VMGPU_DEVICE"):
             env_full.pop(k, None)
         env_full["VMGPU_DEVICE"] = "sim"
+        # Every run on a fresh device, as a user gets it when no server runs yet: a device
+        # server of its own (the default device is reached through one; VMGPU_WAVES runs the
+        # model in the process instead). Its processes (a fork, a child) share it.
+        env_full["VMGPU_SERVER_SOCKET"] = os.path.join(ctx.tmp, name + ".sock")
         env_full["OCL_ICD_VENDORS"] = os.path.join(ctx.build, "sw", "opencl", "vendors")
         if trace:
             env_full["VMGPU_TRACE"] = "1"

@@ -141,9 +141,18 @@ void ctx_mark_faulted(vmgpu_ctx *ctx, const char *msg);
 
 /* Registered host memory at host address haddr: copy bytes (inside one registration). */
 int host_copy(vmgpu_dev *dev, uint32_t haddr, void *buf, size_t bytes, int write);
+/* The transport's host-port handler (host.c), installed at open. */
+int host_handler(void *user, uint32_t haddr, int write, uint32_t *data, unsigned be);
 
 /* mmu.c */
 void ctx_free_all(vmgpu_ctx *ctx);
 uint64_t ctx_hash(const vmgpu_ctx *ctx, uint64_t h);
+
+/* Register access in a function returning a vmgpu_status (dev in scope): a transport error
+ * returns from it. */
+#define RD(reg, v) do { int rc_ = vmgpu_reg_read(dev->hal, (reg), (v)); \
+    if (rc_) return core_hal_err(dev, rc_, "register read"); } while (0)
+#define WR(reg, v) do { int rc_ = vmgpu_reg_write(dev->hal, (reg), (v)); \
+    if (rc_) return core_hal_err(dev, rc_, "register write"); } while (0)
 
 #endif

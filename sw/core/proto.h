@@ -16,7 +16,8 @@
 #include <stdint.h>
 
 #define VMGPU_PROTO_MAGIC 0x44504756u   /* "VGPD" little-endian */
-#define VMGPU_PROTO_VERSION 2u  /* 2: answers carry the link round trips; REG_READ/REG_WRITE */
+#define VMGPU_PROTO_VERSION 3u  /* 2: answers carry the link round trips; REG_READ/REG_WRITE;
+                                   3: CMD_TLB_INV */
 #define VMGPU_PROTO_NARGS 10
 #define VMGPU_PROTO_TEXT_MAX 512u
 /* Bytes of the bulk buffer every client hands the server at HELLO. */
@@ -114,6 +115,7 @@ enum vmgpu_msg {
     VMGPU_MSG_REG_READ,      /* register offset -> value: read-only views for tools and lessons
                                 (counters, event FIFO, ring state; never MEM_ADDR/MEM_DATA) */
     VMGPU_MSG_REG_WRITE,     /* register offset, value: EVT_POP only */
+    VMGPU_MSG_CMD_TLB_INV,   /* stream id: TLB_INV of the stream's own ASID */
     VMGPU_MSG_COUNT
 };
 

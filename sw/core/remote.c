@@ -72,9 +72,16 @@ int remote_socket_path(const char *devspec, char *buf, size_t len)
         if (mkdir(dir, 0700) && errno != EEXIST) return -1;
         if (stat(dir, &st) || st.st_uid != getuid()) return -1;  /* not ours: never use it */
     }
+    /* VMGPU_SIM_MEMORY makes another simulated device (its memory system): a server of its own */
+    char spec[96];
+    const char *mem = getenv("VMGPU_SIM_MEMORY");
+    if (strcmp(devspec, "sim") == 0 && mem && *mem && strcmp(mem, "bram") != 0)
+        snprintf(spec, sizeof spec, "sim+%s", mem);
+    else
+        snprintf(spec, sizeof spec, "%s", devspec);
     char name[96];
     size_t k = 0;
-    for (const char *p = devspec; *p && k + 1 < sizeof name; p++)
+    for (const char *p = spec; *p && k + 1 < sizeof name; p++)
         name[k++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ? *p : '_');
     name[k] = 0;
     return (size_t)snprintf(buf, len, "%s/vmgpud-%s.sock", dir, name) < len ? 0 : -1;
@@ -128,8 +135,19 @@ static int spawn_server(const char *devspec, const char *path, char *err, size_t
         char rfd[16];
         snprintf(rfd, sizeof rfd, "%d", pfd[1]);
         fcntl(pfd[1], F_SETFD, 0);  /* the ready pipe survives exec */
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0) dup2(devnull, 0);
+        /* Nothing of the starting process's: its stdout and stderr stay open only as long as it
+         * runs (a test harness waits for them to close). What the server says outside a request
+         * goes to PATH.log beside the socket; during a request its stderr is the client's. */
+        int devnull = open("/dev/null", O_RDWR);
+        if (devnull >= 0) {
+            dup2(devnull, 0);
+            dup2(devnull, 1);
+        }
+        char logp[PATH_MAX];
+        snprintf(logp, sizeof logp, "%.4000s.log", path);
+        int logfd = open(logp, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        if (logfd >= 0) dup2(logfd, 2);
+        else if (devnull >= 0) dup2(devnull, 2);
         if (bin) execl(bin, "vmgpud", "--device", devspec, "--socket", path, "--ready-fd", rfd, (char *)NULL);
         else execlp("vmgpud", "vmgpud", "--device", devspec, "--socket", path, "--ready-fd", rfd, (char *)NULL);
         dprintf(pfd[1], "cannot run vmgpud (%s): %s\n", bin ? bin : "vmgpud in PATH", strerror(errno));
@@ -375,6 +393,7 @@ static int hello(vmgpu_dev *dev, char *err, size_t errlen)
     dev->info.n_rings = (unsigned)(ret[2] & 0xff);
     dev->info.tlb_entries = (unsigned)((ret[2] >> 8) & 0xffff);
     dev->info.has_gfx = (unsigned)((ret[2] >> 24) & 1);
+    dev->info.host_port_link = (unsigned)((ret[2] >> 25) & 1);
     dev->info.page_shift = 12;
     dev->info.user_base = (uint32_t)ret[3];
     dev->info.user_bytes = (uint32_t)(ret[3] >> 32);

@@ -15,16 +15,8 @@
 #include "vmgpu/regs.h"
 #include "vmgpu_builtin.h"
 
-static struct CUstream_st *g_streams;
 static struct CUevent_st *g_events;
 static struct CUmod_st *g_mods;
-
-static struct CUstream_st *stream_lookup(CUstream h)
-{
-    for (struct CUstream_st *s = g_streams; s; s = s->next)
-        if (s == h && s->live) return s;
-    return NULL;
-}
 
 static struct CUevent_st *event_lookup(CUevent h)
 {
@@ -46,26 +38,6 @@ static struct CUfunc_st *func_lookup(CUfunction f)
         for (unsigned i = 0; m->live && i < 6; i++)
             if (&m->fn[i] == f) return f;
     return NULL;
-}
-
-CUresult cu_stream_resolve(CUstream h, struct CUctx_st **ctx, vmgpu_stream **s)
-{
-    if (h == NULL || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD) {
-        struct CUctx_st *c;
-        CUresult rc = cu_current(&c);
-        if (rc) return rc;
-        *ctx = c;
-        *s = c->null_s;
-        return CUDA_SUCCESS;
-    }
-    CUresult rc = cu_need_init();
-    if (rc) return rc;
-    struct CUstream_st *st = stream_lookup(h);
-    if (!st) return CUDA_ERROR_INVALID_HANDLE;
-    if (st->ctx->sticky) return st->ctx->sticky;
-    *ctx = st->ctx;
-    *s = st->core;
-    return CUDA_SUCCESS;
 }
 
 void cu_ctx_release_objects(struct CUctx_st *c)
@@ -138,7 +110,7 @@ static CUresult stream_flags(CUstream h, unsigned *flags)
     if (!flags) return CUDA_ERROR_INVALID_VALUE;
     CUresult rc = cu_stream_resolve(h, &c, &s);
     if (rc) return rc;
-    struct CUstream_st *st = stream_lookup(h);
+    struct CUstream_st *st = cu_stream_lookup(h);
     *flags = st ? st->flags : 0;
     return CUDA_SUCCESS;
 }
@@ -168,7 +140,7 @@ static CUresult stream_info(CUstream h, struct CUctx_st **ctx, unsigned long lon
     CUresult rc = cu_stream_resolve(h, ctx, &s);
     if (rc == CUDA_ERROR_INVALID_HANDLE && stream_was_destroyed(h)) return CUDA_ERROR_CONTEXT_IS_DESTROYED;
     if (rc) return rc;
-    struct CUstream_st *st = stream_lookup(h);
+    struct CUstream_st *st = cu_stream_lookup(h);
     if (id) *id = st ? st->id : (h == CU_STREAM_PER_THREAD ? 2 : 1);
     return CUDA_SUCCESS;
 }
@@ -277,7 +249,7 @@ static CUresult stream_destroy(CUstream h)
 {
     CUresult rc = cu_need_init();
     if (rc) return rc;
-    struct CUstream_st *s = stream_lookup(h);
+    struct CUstream_st *s = cu_stream_lookup(h);
     if (!s) return CUDA_ERROR_INVALID_HANDLE;
     /* Work queued on it still completes (NVIDIA: destroy returns at once, work finishes). */
     vmgpu_stream_destroy(s->core);

@@ -87,6 +87,9 @@ typedef struct cu_alloc {
     unsigned nmaps;           /* live mappings of it */
     int internal;             /* made by cuMemAlloc: not visible as a handle */
     int foreign;              /* memory owned elsewhere (an imported vgfx export): never freed here */
+    struct cu_alloc *origin;  /* an import inside the exporting process (device in process): the
+                                 allocation whose memory this handle holds */
+    int holders;              /* such imports still holding this allocation's memory */
     CUmemAllocationProp prop;
     int memfd;                /* -1 until exported */
     dev_t fd_dev;
@@ -134,7 +137,7 @@ typedef struct cu_dalloc {
 CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);
 
 /* cuda_pool.c, the stream-ordered allocator, learns of stream order and answers for its
- * memory through these (all called with g_lock held): */
+ * memory through these (all called with the library lock held): */
 void cu_pool_event_recorded(struct CUevent_st *e, struct CUctx_st *c, CUstream h);
 void cu_pool_stream_waits(struct CUctx_st *c, CUstream h, struct CUevent_st *e);
 void cu_pool_synced_stream(struct CUctx_st *c, CUstream h);

@@ -27,16 +27,12 @@ static cu_dalloc *g_bounce;
  * the host port, one link exchange per 4 bytes, where a MEM_DATA burst carries 1 KiB a frame
  * (about five times the line's payload rate). bounce_put/bounce_get move the bytes between the
  * host shadow (g_bounce->host) and the device copy around each DMA; on the in-process sim the
- * buffer is host memory in the host aperture and both do nothing. Through the device server
- * (VMGPU_DEVICE=vmgpud[:spec]) the transport is the server's proxy whatever device it owns, so
- * the device-memory buffer is used there too; the bursts then go through the server's memfd. */
+ * buffer is host memory in the host aperture and both do nothing. Which one is the device's
+ * answer (vmgpu_dev_info.host_port_link), through the device server the answer for the server's
+ * own device: the in-process sim behind a server still reaches host memory directly. */
 static int g_bounce_dev;
 
-static int link_transport(void)
-{
-    vmgpu_hal *h = vmgpu_dev_hal(g_dev);
-    return h && h->ops && h->ops->name && strcmp(h->ops->name, "sim") != 0;
-}
+static int link_transport(void) { return g_info.host_port_link != 0; }
 
 static uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
@@ -260,10 +256,22 @@ static CUresult mem_import(CUmemGenericAllocationHandle *handle, void *os, CUmem
      * INVALID_VALUE); vmgpu the specific INVALID_VALUE. */
     if (fd < 0 || fstat(fd, &st)) return CUDA_ERROR_INVALID_VALUE;
     if (vmgpu_dev_is_remote(g_dev)) return import_remote(handle, fd);
+    /* The device in this process: only this process's own exports can be imported. Like
+     * NVIDIA (and the server), the import is a new handle that asks for no handle types; it
+     * holds the exported allocation's memory until it is released and unmapped. */
     for (cu_alloc *a = g_allocs; a; a = a->next)
         if (a->memfd >= 0 && a->fd_dev == st.st_dev && a->fd_ino == st.st_ino && !a->internal) {
-            a->refs++;
-            *handle = a->id;
+            CUmemAllocationProp prop = a->prop;
+            prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_NONE;
+            cu_alloc *n = cu_alloc_adopt(a->pa, a->size, &prop);
+            if (!n) return CUDA_ERROR_OUT_OF_MEMORY;
+            n->foreign = 1;
+            n->origin = a;
+            a->holders++;
+            *handle = n->id;
+            cu_trace("cuMemImportFromShareableHandle: fd %d -> handle 0x%llx, the memory of handle "
+                     "0x%llx (pa 0x%08x +0x%x)", fd, (unsigned long long)n->id, (unsigned long long)a->id,
+                     a->pa, a->size);
             return CUDA_SUCCESS;
         }
     return CUDA_ERROR_INVALID_VALUE;
@@ -528,60 +536,6 @@ CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags, const CUmemLocation *
 
 /* ------------------------------------------------------------------ cuMemAlloc */
 
-static void dalloc_link(cu_dalloc *d)
-{
-    d->next = g_dallocs;
-    g_dallocs = d;
-}
-
-static cu_dalloc *dalloc_at(uint64_t va, int kind_mask)
-{
-    for (cu_dalloc *d = g_dallocs; d; d = d->next)
-        if ((kind_mask >> d->kind) & 1 && d->va == va) return d;
-    return NULL;
-}
-
-/* The allocation (any kind but the bounce buffer) whose device range holds va. */
-static cu_dalloc *dalloc_containing(uint64_t va)
-{
-    for (cu_dalloc *d = g_dallocs; d; d = d->next)
-        if (d->kind != DA_BOUNCE && va >= d->va && va < d->va + (d->bytes ? d->bytes : 1)) return d;
-    return NULL;
-}
-
-/* Host kinds: the registration holding host bytes [p, p+n). */
-static cu_dalloc *dalloc_host(const void *p, size_t n)
-{
-    const uint8_t *q = p;
-    for (cu_dalloc *d = g_dallocs; d; d = d->next) {
-        if (d->kind == DA_DEVICE || d->kind == DA_BOUNCE) continue;
-        const uint8_t *h = d->host;
-        if (q >= h && q + n <= h + d->bytes && q < h + (d->bytes ? d->bytes : 1)) return d;
-    }
-    return NULL;
-}
-
-void cu_dalloc_free(cu_dalloc *d)
-{
-    cu_map *m = cu_map_find(d->map_va);
-    if (m) cu_map_remove(m);
-    cu_resv *r = cu_resv_find(d->map_va, d->map_size);
-    if (r) cu_va_free(r);
-    if (d->kind == DA_DEVICE) {
-        d->alloc->refs--;
-        cu_alloc_maybe_free(d->alloc);
-    } else {
-        vmgpu_host_unregister(g_dev, d->host_page);
-        if (d->kind != DA_HOST_REGISTER) free(d->host_page);
-    }
-    for (cu_dalloc **p = &g_dallocs; *p; p = &(*p)->next)
-        if (*p == d) {
-            *p = d->next;
-            break;
-        }
-    free(d);
-}
-
 static CUresult dev_alloc(struct CUctx_st *c, size_t bytes, cu_dalloc **out)
 {
     uint64_t size = round_up(bytes, GRAN);
@@ -619,7 +573,7 @@ static CUresult dev_alloc(struct CUctx_st *c, size_t bytes, cu_dalloc **out)
     d->bytes = bytes;
     d->alloc = a;
     d->ctx = c;
-    dalloc_link(d);
+    cu_dalloc_link(d);
     *out = d;
     return CUDA_SUCCESS;
 }
@@ -646,7 +600,7 @@ static CUresult mem_free(CUdeviceptr p)
     CUresult rc = cu_current(&c);
     if (rc) return rc;
     if (p == 0) return CUDA_SUCCESS;  /* as NVIDIA (measured) */
-    cu_dalloc *d = dalloc_at(p, 1 << DA_DEVICE);
+    cu_dalloc *d = cu_dalloc_at(p, 1 << DA_DEVICE);
     if (!d) {
         /* Memory of the stream-ordered allocator may be freed here too (NVIDIA, measured). */
         int pool;
@@ -680,7 +634,7 @@ static CUresult addr_range(CUdeviceptr *pbase, size_t *psize, CUdeviceptr p)
     struct CUctx_st *c;
     CUresult rc = cu_current(&c);
     if (rc) return rc;
-    cu_dalloc *d = dalloc_containing(p);
+    cu_dalloc *d = cu_dalloc_containing(p);
     if (d) {
         if (pbase) *pbase = d->va;
         if (psize) *psize = d->bytes;
@@ -745,7 +699,7 @@ static CUresult host_map(void *p, size_t bytes, int kind, unsigned flags, int re
     d->haddr = haddr;
     d->flags = flags;
     d->ctx = cu_current_raw();
-    dalloc_link(d);
+    cu_dalloc_link(d);
     if (out) *out = d;
     cu_trace("host memory %p (+%zu) registered: host frames at 0x%08x, device VA 0x%08x (host aperture, zero copy)",
              p, bytes, haddr, d->va);
@@ -868,7 +822,7 @@ static CUresult host_unregister(void *p)
     if (!d) {
         /* Inside a registration or pinned allocation: INVALID_VALUE; elsewhere NOT_REGISTERED
          * (NVIDIA, measured). */
-        cu_dalloc *in = dalloc_host(p, 1);
+        cu_dalloc *in = cu_dalloc_host(p, 1);
         return in ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
     }
     rc = cu_ctx_sync(c);
@@ -884,7 +838,7 @@ static CUresult host_dptr(CUdeviceptr *pd, void *p, unsigned flags)
     CUresult rc = cu_current(&c);
     if (rc) return rc;
     if (!pd || !p || flags != 0) return CUDA_ERROR_INVALID_VALUE;
-    cu_dalloc *d = dalloc_host(p, 1);
+    cu_dalloc *d = cu_dalloc_host(p, 1);
     if (!d) return CUDA_ERROR_INVALID_VALUE;
     *pd = d->va + (CUdeviceptr)((uint8_t *)p - (uint8_t *)d->host);
     return CUDA_SUCCESS;
@@ -900,7 +854,7 @@ static CUresult host_flags(unsigned *pf, void *p)
     CUresult rc = cu_current(&c);
     if (rc) return rc;
     if (!pf || !p) return CUDA_ERROR_INVALID_VALUE;
-    cu_dalloc *d = dalloc_host(p, 1);
+    cu_dalloc *d = cu_dalloc_host(p, 1);
     if (!d) return CUDA_ERROR_INVALID_VALUE;
     *pf = d->flags | CU_MEMHOSTALLOC_DEVICEMAP;
     return CUDA_SUCCESS;
@@ -928,7 +882,7 @@ static int dev_range_ok(uint64_t va, size_t n)
 
     /* cuMemAlloc/host memory: one allocation (its granule-rounded mapping); VMM mappings may be
      * stitched together in one reservation, so a range may run across them. */
-    cu_dalloc *d = dalloc_containing(va);
+    cu_dalloc *d = cu_dalloc_containing(va);
     if (!d) {
         for (cu_dalloc *x = g_dallocs; x; x = x->next)
             if (x->kind != DA_BOUNCE && va >= x->map_va && va < (uint64_t)x->map_va + x->map_size) d = x;
@@ -960,7 +914,7 @@ static CUresult copy_htod(CUdeviceptr dst, const void *src, size_t n, CUstream h
     if (rc) return rc;
     if (n == 0) return CUDA_SUCCESS;
     if (!src || !DST_OK(dst, n) || HOST_IN_WINDOW(src, n)) return CUDA_ERROR_INVALID_VALUE;
-    cu_dalloc *h = dalloc_host(src, n);
+    cu_dalloc *h = cu_dalloc_host(src, n);
     /* Pinned or registered memory: the DMA reads it in place through the host port, except over
      * a link, where that is one exchange per word: there it is staged like pageable memory (the
      * copy then completes before the call returns, which an asynchronous copy may do). */
@@ -986,7 +940,7 @@ static CUresult copy_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream hs, int
     if (rc) return rc;
     if (n == 0) return CUDA_SUCCESS;
     if (!dst || !SRC_OK(src, n) || HOST_IN_WINDOW(dst, n)) return CUDA_ERROR_INVALID_VALUE;
-    cu_dalloc *h = dalloc_host(dst, n);
+    cu_dalloc *h = cu_dalloc_host(dst, n);
     if (h && !g_bounce_dev)  /* in place; over a link staged (copy_htod) */
         return cu_copy(c, s, h->va + (uint64_t)((uint8_t *)dst - (uint8_t *)h->host), src, n, !async);
     for (size_t off = 0; off < n;) {
@@ -1076,7 +1030,7 @@ static CUresult memset_any(CUdeviceptr dst, uint32_t pattern, unsigned esize, si
     size_t n = count * esize;
     if (!DST_OK(dst, n)) return CUDA_ERROR_INVALID_VALUE;
     /* NVIDIA refuses fills of registered host memory (measured); pinned memory is filled. */
-    cu_dalloc *hd = dalloc_containing(dst);
+    cu_dalloc *hd = cu_dalloc_containing(dst);
     if (hd && hd->kind == DA_HOST_REGISTER) return CUDA_ERROR_INVALID_VALUE;
     int crc = VMGPU_OK;
     for (size_t off = 0; off < n && !crc;) {
@@ -1116,9 +1070,9 @@ static CUresult ptr_attr(void *data, CUpointer_attribute attr, CUdeviceptr ptr)
     if (pool) return rc;
     /* What the pointer is: a cuMemAlloc/pinned range by device address, a pinned/registered
      * range by host address, or a VMM mapping. */
-    cu_dalloc *d = dalloc_containing(ptr);
+    cu_dalloc *d = cu_dalloc_containing(ptr);
     int by_host = 0;
-    if (!d && (d = dalloc_host((const void *)(uintptr_t)ptr, 1)) != NULL) by_host = 1;
+    if (!d && (d = cu_dalloc_host((const void *)(uintptr_t)ptr, 1)) != NULL) by_host = 1;
     cu_map *m = d ? NULL : cu_map_find(ptr);
     if (m && (m->host || !m->alloc || m->alloc->internal)) m = NULL;
     if (!d && !m) return CUDA_ERROR_INVALID_VALUE;
@@ -1226,9 +1180,6 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CUpointer_at
 
 /* ------------------------------------------ for cuda_array.c and cuda_extmem.c */
 
-cu_dalloc *cu_dalloc_host(const void *p, size_t n) { return dalloc_host(p, n); }
 cu_dalloc *cu_bounce(void) { return g_bounce; }
 int cu_dev_src_ok(uint64_t va, size_t n) { return SRC_OK(va, n); }
 int cu_dev_dst_ok(uint64_t va, size_t n) { return DST_OK(va, n); }
-void cu_dalloc_link(cu_dalloc *d) { dalloc_link(d); }
-cu_dalloc *cu_dalloc_device_at(uint64_t va) { return dalloc_at(va, 1 << DA_DEVICE); }

@@ -1,7 +1,8 @@
 /*
  * vgfx, vmgpu's small graphics API (sw/include/vmgpu_gfx.h), built into libcuda.so so that it
- * drives the same device instance as CUDA. Every entry point takes libcuda's lock for its
- * whole duration; the core underneath is not thread-safe.
+ * drives the same device instance as CUDA: the driver core's process device (vmgpu_process_dev).
+ * Every entry point takes that device's lock for its whole duration; the core underneath is not
+ * thread-safe.
  *
  * vgfx owns one core context (its own ASID and page tables, like a GL context) and one stream
  * on the device's last ring. A resource is one physical allocation, a multiple of the 64 KiB
@@ -69,7 +70,7 @@ static void trace(const char *fmt, ...)
 }
 
 /* Every entry point: lock, clear the message, run, unlock. */
-#define LOCKED(call) do { cu_lock(); t_msg[0] = 0; vgfxStatus st_ = (call); cu_unlock(); \
+#define LOCKED(call) do { vmgpu_process_lock(); t_msg[0] = 0; vgfxStatus st_ = (call); vmgpu_process_unlock(); \
     return st_; } while (0)
 
 static const char *const k_status_text[] = {
@@ -229,7 +230,7 @@ static vgfxStatus init_locked(void)
         return VGFX_SUCCESS;
     }
     char err[256] = "";
-    vmgpu_dev *dev = cu_device_open(err, sizeof err);
+    vmgpu_dev *dev = vmgpu_process_dev(err, sizeof err);
     if (!dev) return fail(VGFX_ERROR_DEVICE, "vgfxInit: no device: %s", err);
     vmgpu_dev_info info;
     vmgpu_dev_get_info(dev, &info);

@@ -34,11 +34,6 @@ typedef struct gfx_res {
     struct gfx_res *next;
 } gfx_res;
 
-/* Provided by sw/cuda/cuda_state.c: the library lock, and the process's device opened on
- * demand (without cuInit's CUDA state; NULL with err filled when there is none). */
-void cu_lock(void);
-void cu_unlock(void);
-vmgpu_dev *cu_device_open(char *err, size_t errlen);
 
 /* The live resource a handle names (kind 0: either kind), NULL otherwise. */
 gfx_res *gfx_res_lookup(const void *handle, int kind);

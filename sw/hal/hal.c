@@ -110,6 +110,12 @@ int vmgpu_hal_parse_spec(const char *spec, vmgpu_hal_spec *out, char *err, size_
     return bad_spec(spec, "unknown device", err, errlen);
 }
 
+int vmgpu_hal_check_spec(const char *spec, char *err, size_t errlen) {
+    if (!spec) spec = getenv("VMGPU_DEVICE");
+    vmgpu_hal_spec s;
+    return vmgpu_hal_parse_spec(spec, &s, err, errlen);
+}
+
 vmgpu_hal *vmgpu_hal_open(const char *spec, char *err, size_t errlen) {
     if (!spec) spec = getenv("VMGPU_DEVICE");
     vmgpu_hal_spec s;

@@ -15,7 +15,8 @@ extern "C" {
 
 /* The accepted VMGPU_DEVICE forms, as every error about a bad value prints them. */
 #define VMGPU_HAL_SPEC_FORMS \
-    "sim | sim-board | serial:/dev/ttyUSB0[@baud] | ftdi[:vid:pid[:serial]] (vid, pid in hex)"
+    "sim | sim-board | serial:/dev/ttyUSB0[@baud] | ftdi[:vid:pid[:serial]] (vid, pid in hex), " \
+    "each through the per-user device server unless VMGPU_SERVER=0; sim-inproc; vmgpud[:FORM]"
 
 typedef enum vmgpu_hal_kind {
     VMGPU_HAL_KIND_SIM,

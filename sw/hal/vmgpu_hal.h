@@ -71,6 +71,9 @@ struct vmgpu_hal {
  * when the spec itself is wrong).
  */
 vmgpu_hal *vmgpu_hal_open(const char *spec, char *err, size_t errlen);
+/* Checks a device spec as vmgpu_hal_open would, without opening anything: VMGPU_HAL_OK, or
+ * VMGPU_HAL_EINVAL with the reason (naming the accepted forms) in err. */
+int vmgpu_hal_check_spec(const char *spec, char *err, size_t errlen);
 void vmgpu_hal_close(vmgpu_hal *h);
 void vmgpu_hal_set_host_handler(vmgpu_hal *h, vmgpu_host_handler fn, void *user);
 const char *vmgpu_hal_status_name(int status);

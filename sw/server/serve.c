@@ -360,7 +360,8 @@ static int op_hello(request *r, answer *a)
     vmgpu_dev_get_info(g_srv.dev, &in);
     a->h.ret[0] = (uint64_t)getpid();
     a->h.ret[1] = in.version | (uint64_t)in.mem_size << 32;
-    a->h.ret[2] = in.n_rings | (uint64_t)in.tlb_entries << 8 | (uint64_t)in.has_gfx << 24;
+    a->h.ret[2] = in.n_rings | (uint64_t)in.tlb_entries << 8 | (uint64_t)in.has_gfx << 24 |
+                  (uint64_t)in.host_port_link << 25;
     a->h.ret[3] = in.user_base | (uint64_t)in.user_bytes << 32;
     return VMGPU_OK;
 }
@@ -676,6 +677,7 @@ static int op_stream(request *r, answer *a)
                         "process holds", A32(1));
         return vmgpu_cmd_timestamp(s, A32(1));
     case VMGPU_MSG_CMD_WAIT_FENCE: return vmgpu_cmd_wait_fence(s, A32(1), A32(2));
+    case VMGPU_MSG_CMD_TLB_INV: return vmgpu_cmd_tlb_inv(s);
     case VMGPU_MSG_STREAM_MAP:
         CHECK(map_target(a, c, q->arg[2], q->arg[3], q->arg[4]));
         return vmgpu_stream_map(s, A32(1), A32(2), A32(3), A32(4));
@@ -804,8 +806,9 @@ static int op_device(request *r, answer *a)
         uint64_t off = q->arg[0];
         int ring_reg = off >= VMGPU_REG_RING_BASE &&
                        off < VMGPU_REG_RING_BASE + (uint64_t)VMGPU_REG_RING_MAX * VMGPU_REG_RING_STRIDE;
-        if ((off & 3) || (!ring_reg && (off > VMGPU_REG_SCRATCH || off == VMGPU_REG_MEM_ADDR ||
-                                        off == VMGPU_REG_MEM_DATA)))
+        int counter = off == VMGPU_REG_MEM_REFRESH_CYCLES;  /* past SCRATCH, read-only */
+        if ((off & 3) || (!ring_reg && !counter && (off > VMGPU_REG_SCRATCH || off == VMGPU_REG_MEM_ADDR ||
+                                                    off == VMGPU_REG_MEM_DATA)))
             return fail(a, VMGPU_ERR_INVALID, "register 0x%llx: not readable through the server",
                         (unsigned long long)off);
         uint32_t val = 0;
@@ -850,7 +853,7 @@ static int dispatch(request *r, answer *a)
     case VMGPU_MSG_CMD_COPY_2D: case VMGPU_MSG_CMD_FILL: case VMGPU_MSG_CMD_FILL_2D:
     case VMGPU_MSG_CMD_LAUNCH: case VMGPU_MSG_CMD_GFX_FILL: case VMGPU_MSG_CMD_GFX_BLIT:
     case VMGPU_MSG_CMD_GFX_MIPGEN: case VMGPU_MSG_CMD_TIMESTAMP: case VMGPU_MSG_CMD_WAIT_FENCE:
-    case VMGPU_MSG_STREAM_MAP: case VMGPU_MSG_STREAM_SUBMIT: case VMGPU_MSG_STREAM_SYNC:
+    case VMGPU_MSG_CMD_TLB_INV: case VMGPU_MSG_STREAM_MAP: case VMGPU_MSG_STREAM_SUBMIT: case VMGPU_MSG_STREAM_SYNC:
     case VMGPU_MSG_STREAM_WAIT_STREAM:
         return op_stream(r, a);
     case VMGPU_MSG_EVENT_CREATE: case VMGPU_MSG_EVENT_DESTROY: case VMGPU_MSG_EVENT_RECORD:

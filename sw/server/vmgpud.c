@@ -146,7 +146,7 @@ int main(int argc, char **argv)
         else return usage();
     }
     if (ready >= 0) fcntl(ready, F_SETFD, FD_CLOEXEC);
-    unsetenv("VMGPU_SERVER");  /* the server opens the device itself */
+    setenv("VMGPU_SERVER", "0", 1);  /* the server opens the device itself, in its process */
     signal(SIGPIPE, SIG_IGN);
     if (remote_spec(spec)) {
         say_ready(ready, "--device %s: the server needs a device, not another server", spec);

@@ -82,6 +82,10 @@ typedef struct vmgpu_dev_info {
     uint32_t user_base;   /* first byte the physical allocator hands out (above reserved memory) */
     uint32_t user_bytes;  /* bytes the physical allocator manages */
     unsigned has_gfx;     /* CAPS.GFX: the graphics engine is built in */
+    unsigned host_port_link; /* 1 when the device's host-port accesses cross a serial link (one
+                                link exchange per word: sim-board, serial, ftdi), 0 when the
+                                host memory is beside the device (the in-process sim); through
+                                the device server, the answer for the server's device */
 } vmgpu_dev_info;
 
 /* Options of vmgpu_dev_open_ex; zero fields take defaults. */
@@ -238,6 +242,10 @@ int vmgpu_cmd_gfx_mipgen(vmgpu_stream *s, uint32_t src_va, uint32_t src_pitch, u
 int vmgpu_cmd_timestamp(vmgpu_stream *s, uint32_t pa);
 /* WAIT_FENCE: later commands of this ring wait until ring's FENCE reaches value. */
 int vmgpu_cmd_wait_fence(vmgpu_stream *s, unsigned ring, uint32_t value);
+/* TLB_INV of every entry of the stream's context (its ASID), ordered in the stream: later
+ * commands translate through fresh walks (for measuring TLB misses; a map or unmap already
+ * invalidates what it changes). */
+int vmgpu_cmd_tlb_inv(vmgpu_stream *s);
 /* Page-table update ordered in this stream (same semantics as vmgpu_map, without the wait):
  * the shadow changes now, the device's tables when the stream reaches the commands. */
 int vmgpu_stream_map(vmgpu_stream *s, uint32_t va, uint32_t pa, uint32_t size, unsigned flags);
@@ -280,6 +288,22 @@ int vmgpu_event_elapsed(vmgpu_event *start, vmgpu_event *end, uint64_t *cycles);
 
 /* Make stream `waiter` wait (on the device) for everything submitted so far on `s`. */
 int vmgpu_stream_wait_stream(vmgpu_stream *waiter, vmgpu_stream *s);
+
+/* ------------------------------------------------------- the process's device */
+
+/*
+ * One device per process for the front ends linked into one library (CUDA and vgfx in
+ * libcuda.so): vmgpu_process_dev opens it on first use (VMGPU_DEVICE; NULL with err filled when
+ * there is none) and it is closed when the process exits; vmgpu_process_dev_close closes it
+ * early (a failed initialisation). Call both with vmgpu_process_lock held; every front-end
+ * entry point holds that lock for its whole duration.
+ */
+void vmgpu_process_lock(void);
+void vmgpu_process_unlock(void);
+/* 0 when the lock was taken, nonzero when another thread holds it (exit handlers). */
+int vmgpu_process_trylock(void);
+vmgpu_dev *vmgpu_process_dev(char *err, size_t errlen);
+void vmgpu_process_dev_close(void);
 
 /* ---------------------------------------------------- device server (vmgpud) */
 
