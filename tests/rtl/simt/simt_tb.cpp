@@ -138,6 +138,7 @@ class Bench {
     top_.block_y_i = l.block[1];
     top_.block_z_i = l.block[2];
     top_.start_i = 1;
+    fault_taken_ = false;
     tick();
     top_.start_i = 0;
     for (uint64_t c = 1; c < max_cycles; ++c) {
@@ -193,6 +194,8 @@ class Bench {
       CHECK(op <= 2, "request op %u", op);
       Pending p{now_ + opt_.latency, 0, false, 0};
       ++r.requests;
+      // precise stop in port order: once a request that faults was taken, no write follows it
+      CHECK(!(op == 1 && fault_taken_), "write to 0x%08x taken after a faulting request", va);
       if (!mem.present(va)) {
         p.fault = true;
         p.reason = VMGPU_FAULT_PTE_INVALID;
@@ -208,6 +211,7 @@ class Bench {
       } else {
         p.data = mem.rd32(va);
       }
+      fault_taken_ = fault_taken_ || p.fault;
       inflight_.push_back(p);
     }
   }
@@ -223,6 +227,7 @@ class Bench {
   Vsimt_core top_;
   std::deque<Pending> inflight_;
   uint64_t now_ = 0;
+  bool fault_taken_ = false;
   std::mt19937 rng_;
 };
 
@@ -329,7 +334,8 @@ int test_reduce(Bench &b, uint32_t entry) {
   b.mem.map(kBufB, 4 * blocks, true);
   b.mem.fill_words(kBufA, in);
   b.mem.map(kArgs, 64, false);
-  b.mem.fill_words(kArgs, {kBufA, kBufB});
+  const unsigned spin = 6;
+  b.mem.fill_words(kArgs, {kBufA, kBufB, spin});
   Launch l;
   l.args = kArgs;
   l.grid[0] = blocks;
@@ -338,7 +344,11 @@ int test_reduce(Bench &b, uint32_t entry) {
   CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
   for (unsigned k = 0; k < blocks; ++k) {
     uint32_t want = 0;
-    for (unsigned t = 0; t < block; ++t) want += in[k * block + t];
+    for (unsigned t = 0; t < block; ++t) {
+      uint32_t v = in[k * block + t];
+      for (uint32_t j = 0; j < t * spin; ++j) v = (v ^ j) * 3;
+      want += v;
+    }
     CHECK(b.mem.rd32(kBufB + 4 * k) == want, "block %u sum %d, want %d", k,
           (int)b.mem.rd32(kBufB + 4 * k), (int)want);
   }
