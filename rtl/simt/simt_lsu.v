@@ -12,10 +12,13 @@
 // request was for; load data lands in a per-warp load buffer that the warp reads when simt_core
 // replays the load.
 //
-// Precise faults: a store is sent only when nothing is in flight at the port, so when a request
-// faults no store behind it has been sent; loads and fetches may run ahead (they change nothing)
-// and are drained and dropped. The cost is one memory latency per store request; a port that
-// promised to drop everything after a fault would lift it (docs/cores.md).
+// Precise faults: a store is sent only when no request in flight at the port can fault, so when
+// a request faults no store behind it has been sent; loads and fetches may run ahead (they change
+// nothing) and are drained and dropped. A request cannot fault when its page already answered
+// the same kind of access without a fault during this launch (mappings do not change while a
+// kernel runs: invalidations are commands ordered with the launches): KNOWN_PAGES such pages are
+// remembered, with read and write permission apart, and forgotten at each launch. So a store
+// waits for the port to drain only while something in flight touches a page not yet seen.
 //
 // The port: a request is held, unchanged, until accepted (the MMU translation port's contract,
 // rtl/tr_port_arb.v); one response per request, in order; op 0 read, 1 write, 2 fetch; 3..7 are
@@ -25,7 +28,9 @@ module simt_lsu #(
   parameter integer WARPS = 4,               // warps
   parameter integer SHARED_BYTES = 4096,     // shared memory bytes (power of two)
   parameter [31:0]  SHARED_BASE = 32'hFF00_0000,  // its VA window, aligned to SHARED_BYTES
-  parameter integer MAX_OUT = 8              // requests presented or in flight at the port
+  parameter integer MAX_OUT = 8,             // requests presented or in flight at the port
+  parameter integer KNOWN_PAGES = 4          // pages remembered as answering without a fault
+                                             // (power of two)
 ) (
   input  wire                   clk_i,
   input  wire                   rst_ni,
@@ -84,6 +89,7 @@ module simt_lsu #(
   localparam integer CW = $clog2(MAX_OUT + 1);    // FIFO / per-warp counts
 
   localparam [1:0] K_READ = 2'd0, K_WRITE = 2'd1, K_FETCH = 2'd2;
+  localparam integer KW = (KNOWN_PAGES > 1) ? $clog2(KNOWN_PAGES) : 1;
 
   // ---------------------------------------------------------------- the operation being walked
   reg                  busy_q;
@@ -150,6 +156,21 @@ module simt_lsu #(
   reg [31:0]          q_va    [0:MAX_OUT-1];
   reg [LW-1:0]        q_lane  [0:MAX_OUT-1];
   reg [31:0]          q_pc    [0:MAX_OUT-1];
+  reg                 q_safe  [0:MAX_OUT-1];   // its page already answered this kind of access
+  reg [CW-1:0]        unsafe_q;                // entries that may still fault
+
+  // pages known to answer reads (and fetches) / writes without a fault
+  reg [19:0]            kp_page_q [0:KNOWN_PAGES-1];
+  reg [KNOWN_PAGES-1:0] kp_r_q, kp_w_q;
+  reg [KW-1:0]          kp_next_q;             // round-robin replacement
+  wire [19:0] push_page = load_fetch ? fetch_va_i[31:12] : lead_addr[31:12];
+  reg push_safe;
+  always @(*) begin
+    push_safe = 1'b0;
+    for (integer k = 0; k < KNOWN_PAGES; k = k + 1)
+      if (kp_page_q[k] == push_page && (load_fetch || !store_q ? kp_r_q[k] : kp_w_q[k]))
+        push_safe = 1'b1;
+  end
   reg [QW-1:0]        q_wp_q, q_rp_q;
   reg [CW-1:0]        q_cnt_q;
 
@@ -159,7 +180,7 @@ module simt_lsu #(
   wire sh_go     = walking && lead_sh;
   wire load_fetch = fetch_valid_i && slot_free && room && !halt_i;
   wire load_data  = walking && !lead_sh && slot_free && room && !load_fetch &&
-                    (!store_q || q_cnt_q == {CW{1'b0}});
+                    (!store_q || unsafe_q == {CW{1'b0}});
   wire push = load_fetch || load_data;
   wire pop  = mem_rsp_valid_i;
 
@@ -246,6 +267,10 @@ module simt_lsu #(
       q_wp_q <= {QW{1'b0}};
       q_rp_q <= {QW{1'b0}};
       q_cnt_q <= {CW{1'b0}};
+      unsafe_q <= {CW{1'b0}};
+      kp_r_q <= {KNOWN_PAGES{1'b0}};
+      kp_w_q <= {KNOWN_PAGES{1'b0}};
+      kp_next_q <= {KW{1'b0}};
       mem_req_valid_o <= 1'b0;
       shr_v_q <= 1'b0;
       op_done_o <= {WARPS{1'b0}};
@@ -255,6 +280,8 @@ module simt_lsu #(
       issued_q <= {WARPS{1'b0}};
       wcnt_q <= {CW*WARPS{1'b0}};
       op_done_o <= {WARPS{1'b0}};
+      kp_r_q <= {KNOWN_PAGES{1'b0}};
+      kp_w_q <= {KNOWN_PAGES{1'b0}};
     end else begin
       op_done_o <= done_now;
       issued_q <= issued_q & ~done_now;
@@ -298,7 +325,27 @@ module simt_lsu #(
         q_va[q_wp_q]    <= load_fetch ? fetch_va_i : lead_addr;
         q_lane[q_wp_q]  <= load_fetch ? fetch_lane_i : lead;
         q_pc[q_wp_q]    <= load_fetch ? fetch_va_i : pc_q;
+        q_safe[q_wp_q]  <= push_safe;
         q_wp_q <= (q_wp_q == MAX_OUT[QW-1:0] - 1'b1) ? {QW{1'b0}} : q_wp_q + 1'b1;
+      end
+      if (push && !push_safe && !(pop && !q_safe[q_rp_q])) unsafe_q <= unsafe_q + 1'b1;
+      if (!(push && !push_safe) && pop && !q_safe[q_rp_q]) unsafe_q <= unsafe_q - 1'b1;
+      // learn the page of an access answered without a fault
+      if (pop && !mem_rsp_fault_i) begin : learn
+        reg hit;
+        hit = 1'b0;
+        for (integer k = 0; k < KNOWN_PAGES; k = k + 1)
+          if ((kp_r_q[k] || kp_w_q[k]) && kp_page_q[k] == q_va[q_rp_q][31:12]) begin
+            hit = 1'b1;
+            if (h_kind == K_WRITE) kp_w_q[k] <= 1'b1;
+            else kp_r_q[k] <= 1'b1;
+          end
+        if (!hit) begin
+          kp_page_q[kp_next_q] <= q_va[q_rp_q][31:12];
+          kp_r_q[kp_next_q] <= (h_kind != K_WRITE);
+          kp_w_q[kp_next_q] <= (h_kind == K_WRITE);
+          kp_next_q <= kp_next_q + 1'b1;
+        end
       end
       if (pop) begin
         q_rp_q <= (q_rp_q == MAX_OUT[QW-1:0] - 1'b1) ? {QW{1'b0}} : q_rp_q + 1'b1;
