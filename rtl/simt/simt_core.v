@@ -147,17 +147,32 @@ module simt_core #(
     end
   end
 
+  // The PCs and available lanes of one warp, by a mux per warp rather than a variable part
+  // select (which Yosys builds as a bit-granular shifter over all SLOTS*32 bits).
+  function automatic [LANES*32-1:0] warp_pcs(input [SLOTS*32-1:0] pcs, input [WW-1:0] w);
+    warp_pcs = {LANES*32{1'b0}};
+    for (integer i = 0; i < WARPS; i = i + 1)
+      if (w == i[WW-1:0]) warp_pcs = pcs[i*LANES*32 +: LANES*32];
+  endfunction
+  function automatic [LANES-1:0] warp_bits(input [SLOTS-1:0] bits, input [WW-1:0] w);
+    warp_bits = {LANES{1'b0}};
+    for (integer i = 0; i < WARPS; i = i + 1)
+      if (w == i[WW-1:0]) warp_bits = bits[i*LANES +: LANES];
+  endfunction
+
+  wire [LANES*32-1:0] sel_pcs = warp_pcs(pc_q, sel_w);
+  wire [LANES-1:0]    sel_avail = warp_bits(avail, sel_w);
   reg [31:0]      min_pc;
   reg [LANES-1:0] min_mask;
   reg [LW-1:0]    min_lead;
   always @(*) begin
     min_pc = 32'hFFFF_FFFF;
     for (integer l = 0; l < LANES; l = l + 1)
-      if (avail[sel_w*LANES + l] && pc_q[(sel_w*LANES + l)*32 +: 32] < min_pc)
-        min_pc = pc_q[(sel_w*LANES + l)*32 +: 32];
+      if (sel_avail[l] && sel_pcs[l*32 +: 32] < min_pc)
+        min_pc = sel_pcs[l*32 +: 32];
     min_lead = {LW{1'b0}};
     for (integer l = LANES - 1; l >= 0; l = l - 1) begin
-      min_mask[l] = avail[sel_w*LANES + l] && (pc_q[(sel_w*LANES + l)*32 +: 32] == min_pc);
+      min_mask[l] = sel_avail[l] && (sel_pcs[l*32 +: 32] == min_pc);
       if (min_mask[l]) min_lead = l[LW-1:0];
     end
   end
@@ -384,12 +399,14 @@ module simt_core #(
       end
   end
   // the PC a waiting warp needs: its lowest live PC does not change while it waits
+  wire [LANES*32-1:0] fetch_pcs = warp_pcs(pc_q, fetch_w);
+  wire [LANES-1:0]    fetch_avail = warp_bits(avail, fetch_w);
   reg [31:0] fetch_pc;
   always @(*) begin
     fetch_pc = 32'hFFFF_FFFF;
     for (integer l = 0; l < LANES; l = l + 1)
-      if (avail[fetch_w*LANES + l] && pc_q[(fetch_w*LANES + l)*32 +: 32] < fetch_pc)
-        fetch_pc = pc_q[(fetch_w*LANES + l)*32 +: 32];
+      if (fetch_avail[l] && fetch_pcs[l*32 +: 32] < fetch_pc)
+        fetch_pc = fetch_pcs[l*32 +: 32];
   end
   wire fetch_ready;
 
@@ -656,11 +673,11 @@ module simt_core #(
         if (is_div) div_hold_q <= 1'b0;
         perf_lane_instrs_o <= perf_lane_instrs_o + {{(31-LW){1'b0}}, popc};
         perf_warp_instrs_o <= perf_warp_instrs_o + 32'd1;
-        for (integer l = 0; l < LANES; l = l + 1)
-          if (s3_m_q[l]) begin
-            pc_q[(s3_w_q*LANES + l)*32 +: 32] <= next_pc[l*32 +: 32];
-            if (is_ecall) live_q[s3_w_q*LANES + l] <= 1'b0;
-            if (is_bar) parked_q[s3_w_q*LANES + l] <= 1'b1;
+        for (integer s = 0; s < SLOTS; s = s + 1)
+          if (s3_w_q == s[SW-1:LW] && s3_m_q[s % LANES]) begin
+            pc_q[s*32 +: 32] <= next_pc[(s % LANES)*32 +: 32];
+            if (is_ecall) live_q[s] <= 1'b0;
+            if (is_bar) parked_q[s] <= 1'b1;
           end
       end
       if (bar_release) parked_q <= {SLOTS{1'b0}};

@@ -109,7 +109,16 @@ module simt_lsu #(
     for (integer l = LANES - 1; l >= 0; l = l - 1)
       if (pend_q[l]) lead = l[LW-1:0];
   end
-  wire [31:0] lead_addr = addr_q[lead*32 +: 32];
+  reg [31:0] lead_addr, lead_data;
+  always @(*) begin
+    lead_addr = 32'd0;
+    lead_data = 32'd0;
+    for (integer l = 0; l < LANES; l = l + 1)
+      if (lead == l[LW-1:0]) begin
+        lead_addr = addr_q[l*32 +: 32];
+        lead_data = data_q[l*32 +: 32];
+      end
+  end
   function automatic in_shared(input [31-SH_AW:0] a_hi);
     in_shared = (a_hi == SHARED_BASE[31:SH_AW]);
   endfunction
@@ -192,7 +201,7 @@ module simt_lsu #(
   reg [31:0] sh_rdata_q;
   wire [SH_IW-1:0] sh_idx = lead_addr[SH_IW+1:2];
   wire [3:0]  sh_be = lane_be(funct3_q[1:0], lead_addr[1:0]);
-  wire [31:0] sh_wd = data_q[lead*32 +: 32] << {lead_addr[1:0], 3'b000};
+  wire [31:0] sh_wd = lead_data << {lead_addr[1:0], 3'b000};
   wire        sh_we = sh_go && store_q;
   always @(posedge clk_i) begin
     if (sh_we && sh_be[0]) sh_mem[sh_idx][7:0]   <= sh_wd[7:0];
@@ -227,7 +236,13 @@ module simt_lsu #(
   wire [31:0] ld_ext_sh = ld_extract(sh_rdata_q, shr_off_q, shr_f3_q);
 
   reg [WARPS*LANES*32-1:0] lbuf_q;
-  assign ld_data_o = lbuf_q[ld_warp_i*LANES*32 +: LANES*32];
+  reg [LANES*32-1:0] ld_data;
+  always @(*) begin
+    ld_data = {LANES*32{1'b0}};
+    for (integer w = 0; w < WARPS; w = w + 1)
+      if (ld_warp_i == w[WW-1:0]) ld_data = lbuf_q[w*LANES*32 +: LANES*32];
+  end
+  assign ld_data_o = ld_data;
 
   wire [1:0]    h_kind = q_kind[q_rp_q];
   wire [WW-1:0] h_warp = q_warp[q_rp_q];
@@ -307,8 +322,9 @@ module simt_lsu #(
       shr_warp_q <= warp_q;
       shr_lane_q <= lead;
       shr_off_q  <= lead_addr[1:0];
-      if (shr_v_q)
-        lbuf_q[{shr_warp_q, shr_lane_q, 5'd0} +: 32] <= ld_ext_sh;
+      for (integer s = 0; s < WARPS*LANES; s = s + 1)
+        if (shr_v_q && {shr_warp_q, shr_lane_q} == s[WW+LW-1:0])
+          lbuf_q[s*32 +: 32] <= ld_ext_sh;
       // the request slot
       if (mem_req_valid_o && mem_req_ready_i) mem_req_valid_o <= 1'b0;
       if (push) begin
@@ -350,10 +366,10 @@ module simt_lsu #(
       if (pop) begin
         q_rp_q <= (q_rp_q == MAX_OUT[QW-1:0] - 1'b1) ? {QW{1'b0}} : q_rp_q + 1'b1;
         if (h_kind == K_READ && !mem_rsp_fault_i)
-          for (integer l = 0; l < LANES; l = l + 1)
-            if (q_mask[q_rp_q][l])
-              lbuf_q[(h_warp*LANES + l)*32 +: 32] <=
-                ld_extract(mem_rsp_data_i, q_offs[q_rp_q][2*l +: 2], q_f3[q_rp_q]);
+          for (integer s = 0; s < WARPS*LANES; s = s + 1)
+            if (h_warp == s[WW+LW-1:LW] && q_mask[q_rp_q][s % LANES])
+              lbuf_q[s*32 +: 32] <=
+                ld_extract(mem_rsp_data_i, q_offs[q_rp_q][2*(s % LANES) +: 2], q_f3[q_rp_q]);
       end
       if (push && !pop) q_cnt_q <= q_cnt_q + 1'b1;
       if (pop && !push) q_cnt_q <= q_cnt_q - 1'b1;
