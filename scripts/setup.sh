@@ -14,6 +14,8 @@ tools=(
   "iverilog:iverilog"
   "pkg-config:pkg-config"
   "gtkwave:gtkwave"  # the lessons' waveform views (docs/lessons/*/view.gtkw)
+  "clang-14:clang-14"  # SIMT kernels for rv32im (tests/rtl/simt, docs/cores.md)
+  "ld.lld-14:lld-14"   # ... and their linker
 )
 # Libraries have no command to look for; dpkg knows whether they are there.
 # zlib1g-dev: Verilator's FST waveform writer (VMGPU_WAVES) links zlib.

@@ -1,0 +1,729 @@
+`default_nettype none
+// simt_core: a programmable SIMT compute unit executing RV32IM. WARPS warps of LANES threads; the
+// lanes of a warp share fetch and issue, each lane has its own registers (simt_regfile) and PC.
+//
+// Issue: a barrel of four stages, one instruction of a warp in flight at a time, a different warp
+// every cycle. That needs no forwarding or hazard logic, and four or more ready warps keep every
+// lane busy each cycle:
+//   S0 pick the next ready warp (round robin) and its min-PC lanes  ->  S1 instruction cache read
+//   ->  S2 hit check, decode, register read  ->  S3 execute, write back, next PC per lane.
+// Divergence: every lane keeps its own PC and the warp issues at the lowest PC among its live
+// lanes, with the lanes at that PC; the others wait. Lanes that took different ways meet again
+// where their PCs meet (for compiled if/else and loops, the join point is the higher address),
+// so ordinary clang -O2 output runs with no split/join instructions (docs/cores.md argues it).
+// Loads, stores and divisions leave the barrel: the warp waits (other warps go on) and, when
+// the load data or quotient is there, the same instruction is issued again and then writes it
+// back ("replay"), so the single register write port is only ever driven by S3.
+//
+// Launch: start_i with a grid of blocks; the unit runs one block at a time, a block being up to
+// WARPS*LANES threads (thread t in warp t/LANES, lane t%LANES); each thread starts at entry_pc_i.
+// A thread ends with ECALL; done_o pulses when the last block's last thread ended or after a
+// fault (fault_o then holds the report until the next start).
+module simt_core #(
+  parameter integer LANES = 4,                     // lanes per warp (power of two, >= 2)
+  parameter integer WARPS = 4,                     // warps (power of two, >= 2; 4 fill the barrel)
+  parameter integer SHARED_BYTES = 4096,           // shared memory in block RAM (power of two)
+  parameter [31:0]  SHARED_BASE = 32'hFF00_0000,   // its VA window, aligned to SHARED_BYTES
+  parameter integer ICACHE_WORDS = 256,            // direct-mapped instruction cache words
+  parameter integer MAX_OUT = 8                    // memory port requests in flight
+) (
+  input  wire                 clk_i,
+  input  wire                 rst_ni,
+  // launch
+  input  wire                 start_i,
+  input  wire [31:0]          entry_pc_i,     // VA of the first instruction (crt0)
+  input  wire [31:0]          args_i,         // VA of the kernel's argument block (CSR 0xCCE)
+  input  wire [31:0]          stack_base_i,   // VA of the stacks: thread slot s has the bytes
+  input  wire [4:0]           stack_log2_i,   //   below stack_base + (s+1) << stack_log2
+  input  wire [15:0]          grid_x_i,       // blocks per grid
+  input  wire [15:0]          grid_y_i,
+  input  wire [15:0]          grid_z_i,
+  input  wire [9:0]           block_x_i,      // threads per block (product <= WARPS*LANES)
+  input  wire [9:0]           block_y_i,
+  input  wire [9:0]           block_z_i,
+  output wire                 busy_o,
+  output reg                  done_o,         // one-cycle pulse
+  // fault report (held until the next start)
+  output reg                  fault_o,
+  output reg  [31:0]          fault_va_o,
+  output reg  [1:0]           fault_access_o, // 0 read, 1 write, 2 fetch, 3 instruction/launch
+  output reg  [3:0]           fault_reason_o, // FAULT_* (vmgpu_regs.vh)
+  output reg  [7:0]           fault_lane_o,
+  output reg  [7:0]           fault_warp_o,
+  output reg  [31:0]          fault_pc_o,
+  // counters since start
+  output reg  [31:0]          perf_cycles_o,       // cycles busy
+  output reg  [31:0]          perf_lane_instrs_o,  // instructions retired, summed over lanes
+  output reg  [31:0]          perf_warp_instrs_o,  // instructions retired by warps
+  // memory port (virtual addresses; see simt_lsu)
+  output wire                 mem_req_valid_o,
+  input  wire                 mem_req_ready_i,
+  output wire [31:0]          mem_req_va_o,
+  output wire [2:0]           mem_req_op_o,
+  output wire [31:0]          mem_req_wdata_o,
+  output wire [3:0]           mem_req_be_o,
+  input  wire                 mem_rsp_valid_i,
+  input  wire [31:0]          mem_rsp_data_i,
+  input  wire                 mem_rsp_fault_i,
+  input  wire [3:0]           mem_rsp_reason_i
+);
+  `include "vmgpu_regs.vh"
+
+  localparam integer LW = (LANES > 1) ? $clog2(LANES) : 1;
+  localparam integer WW = (WARPS > 1) ? $clog2(WARPS) : 1;
+  localparam integer SLOTS = WARPS * LANES;
+  localparam integer SW = $clog2(SLOTS);
+  localparam integer IC_AW = $clog2(ICACHE_WORDS);
+  localparam integer TAG_W = 30 - IC_AW;
+
+  // CSRs (custom user read-only range 0xCC0.., custom read/write 0x800 for the barrier)
+  localparam [11:0] CSR_TID_X = 12'hCC0, CSR_TID_Y = 12'hCC1, CSR_TID_Z = 12'hCC2,
+                    CSR_NTID_X = 12'hCC3, CSR_NTID_Y = 12'hCC4, CSR_NTID_Z = 12'hCC5,
+                    CSR_CTAID_X = 12'hCC6, CSR_CTAID_Y = 12'hCC7, CSR_CTAID_Z = 12'hCC8,
+                    CSR_NCTAID_X = 12'hCC9, CSR_NCTAID_Y = 12'hCCA, CSR_NCTAID_Z = 12'hCCB,
+                    CSR_LANE = 12'hCCC, CSR_WARP = 12'hCCD, CSR_ARGS = 12'hCCE,
+                    CSR_STACK = 12'hCCF, CSR_SHARED_BASE = 12'hCD0, CSR_SHARED_SIZE = 12'hCD1,
+                    CSR_TID_LINEAR = 12'hCD2, CSR_CYCLE = 12'hC00, CSR_BARRIER = 12'h800;
+
+  localparam [1:0] ACC_READ = 2'd0, ACC_WRITE = 2'd1, ACC_FETCH = 2'd2, ACC_INSTR = 2'd3;
+
+  // ---------------------------------------------------------------- launch state
+  localparam [1:0] PH_IDLE = 2'd0, PH_INIT = 2'd1, PH_RUN = 2'd2, PH_DONE = 2'd3;
+  reg [1:0]  phase_q;
+  reg [31:0] entry_q, args_q, stack_base_q;
+  reg [4:0]  stack_log2_q;
+  reg [15:0] grid_x_q, grid_y_q, grid_z_q, bid_x_q, bid_y_q, bid_z_q;
+  reg [9:0]  bdim_x_q, bdim_y_q, bdim_z_q;
+  reg [SW:0] nthreads_q;
+  reg [SW:0] walk_q;                 // INIT: thread whose ids are written
+  reg [9:0]  walk_x_q, walk_y_q, walk_z_q;
+  reg        halt_q;                 // a fault stopped the kernel
+  reg [31:0] cycle_q;
+
+  reg [9:0]  tid_x_q [0:SLOTS-1];
+  reg [9:0]  tid_y_q [0:SLOTS-1];
+  reg [9:0]  tid_z_q [0:SLOTS-1];
+
+  // ---------------------------------------------------------------- per-thread and per-warp state
+  reg [SLOTS*32-1:0] pc_q;
+  reg [SLOTS-1:0]    live_q;         // thread has not ended
+  reg [SLOTS-1:0]    parked_q;       // thread waits at the block barrier
+  reg [WARPS-1:0]    inflight_q, wait_fetch_q, fetch_sent_q, wait_mem_q, mem_ready_q,
+                     wait_div_q;
+  reg [LW*WARPS-1:0] fetch_lane_q;   // lane named if the warp's fetch faults
+  reg [WW-1:0]       rr_q;
+
+  // A thread at the barrier leaves min-PC selection until the barrier opens, so lanes that
+  // reach it at different times (clang often places a conditional body after the barrier that
+  // follows it) still all arrive before any goes on.
+  wire [SLOTS-1:0] avail = live_q & ~parked_q;
+  wire [WARPS-1:0] warp_live, warp_avail;
+  genvar gw;
+  generate
+    for (gw = 0; gw < WARPS; gw = gw + 1) begin : g_wl
+      assign warp_live[gw]  = |live_q[gw*LANES +: LANES];
+      assign warp_avail[gw] = |avail[gw*LANES +: LANES];
+    end
+  endgenerate
+
+  // ---------------------------------------------------------------- S0: schedule
+  wire running = (phase_q == PH_RUN) && !halt_q;
+  wire [WARPS-1:0] ready = warp_avail & ~inflight_q & ~wait_fetch_q & ~wait_mem_q &
+                           ~wait_div_q & {WARPS{running}};
+  reg          sel_v;
+  reg [WW-1:0] sel_w;
+  reg [WW-1:0] cand;
+  always @(*) begin
+    sel_v = 1'b0;
+    sel_w = {WW{1'b0}};
+    cand = rr_q;
+    // the warp after the last one picked comes first (WARPS is a power of two: cand wraps)
+    for (integer k = WARPS; k >= 1; k = k - 1) begin
+      cand = rr_q + k[WW-1:0];
+      if (ready[cand]) begin
+        sel_v = 1'b1;
+        sel_w = cand;
+      end
+    end
+  end
+
+  // The PCs and available lanes of one warp, by a mux per warp rather than a variable part
+  // select (which Yosys builds as a bit-granular shifter over all SLOTS*32 bits).
+  function automatic [LANES*32-1:0] warp_pcs(input [SLOTS*32-1:0] pcs, input [WW-1:0] w);
+    warp_pcs = {LANES*32{1'b0}};
+    for (integer i = 0; i < WARPS; i = i + 1)
+      if (w == i[WW-1:0]) warp_pcs = pcs[i*LANES*32 +: LANES*32];
+  endfunction
+  function automatic [LANES-1:0] warp_bits(input [SLOTS-1:0] bits, input [WW-1:0] w);
+    warp_bits = {LANES{1'b0}};
+    for (integer i = 0; i < WARPS; i = i + 1)
+      if (w == i[WW-1:0]) warp_bits = bits[i*LANES +: LANES];
+  endfunction
+
+  wire [LANES*32-1:0] sel_pcs = warp_pcs(pc_q, sel_w);
+  wire [LANES-1:0]    sel_avail = warp_bits(avail, sel_w);
+  reg [31:0]      min_pc;
+  reg [LANES-1:0] min_mask;
+  reg [LW-1:0]    min_lead;
+  always @(*) begin
+    min_pc = 32'hFFFF_FFFF;
+    for (integer l = 0; l < LANES; l = l + 1)
+      if (sel_avail[l] && sel_pcs[l*32 +: 32] < min_pc)
+        min_pc = sel_pcs[l*32 +: 32];
+    min_lead = {LW{1'b0}};
+    for (integer l = LANES - 1; l >= 0; l = l - 1) begin
+      min_mask[l] = sel_avail[l] && (sel_pcs[l*32 +: 32] == min_pc);
+      if (min_mask[l]) min_lead = l[LW-1:0];
+    end
+  end
+
+  // pipeline registers
+  reg              s1_v_q, s2_v_q, s3_v_q;
+  reg [WW-1:0]     s1_w_q, s2_w_q, s3_w_q;
+  reg [31:0]       s1_pc_q, s2_pc_q, s3_pc_q;
+  reg [LANES-1:0]  s1_m_q, s2_m_q, s3_m_q;
+  reg [LW-1:0]     s1_l_q, s2_l_q, s3_l_q;
+  reg [31:0]       s3_inst_q;
+
+  // ---------------------------------------------------------------- S1: instruction cache
+  reg [31:0]      ic_data [0:ICACHE_WORDS-1];
+  reg [TAG_W-1:0] ic_tag  [0:ICACHE_WORDS-1];
+  reg [ICACHE_WORDS-1:0] ic_valid_q;
+  reg [31:0]      s2_ic_data_q;
+  reg [TAG_W-1:0] s2_ic_tag_q;
+  reg             s2_ic_valid_q;
+
+  wire            fill_valid;
+  wire [WW-1:0]   fill_warp;
+  wire [31:0]     fill_va, fill_data;
+  always @(posedge clk_i) begin
+    if (fill_valid) begin
+      ic_data[fill_va[IC_AW+1:2]] <= fill_data;
+      ic_tag[fill_va[IC_AW+1:2]]  <= fill_va[31:IC_AW+2];
+    end
+    s2_ic_data_q <= ic_data[s1_pc_q[IC_AW+1:2]];
+    s2_ic_tag_q  <= ic_tag[s1_pc_q[IC_AW+1:2]];
+  end
+
+  // ---------------------------------------------------------------- S2: hit check, decode, read
+  wire [31:0] inst2 = s2_ic_data_q;
+  wire s2_misaligned = (s2_pc_q[1:0] != 2'b00);
+  wire s2_hit = s2_ic_valid_q && (s2_ic_tag_q == s2_pc_q[31:IC_AW+2]);
+  wire s2_go   = s2_v_q && !halt_q && s2_hit && !s2_misaligned;
+  wire s2_miss = s2_v_q && !halt_q && !s2_hit && !s2_misaligned;
+
+  // ---------------------------------------------------------------- S3: decode
+  wire [31:0] inst = s3_inst_q;
+  wire [6:0]  opcode = inst[6:0];
+  wire [4:0]  rd = inst[11:7];
+  wire [2:0]  funct3 = inst[14:12];
+  wire [6:0]  funct7 = inst[31:25];
+  wire [11:0] csr = inst[31:20];
+
+  wire is_lui    = (opcode == 7'b0110111);
+  wire is_auipc  = (opcode == 7'b0010111);
+  wire is_jal    = (opcode == 7'b1101111);
+  wire is_jalr   = (opcode == 7'b1100111) && (funct3 == 3'd0);
+  wire is_branch = (opcode == 7'b1100011) && (funct3[2:1] != 2'b01);
+  wire is_load   = (opcode == 7'b0000011) && (funct3 != 3'd3) && (funct3[2:1] != 2'b11);
+  wire is_store  = (opcode == 7'b0100011) && (funct3[2] == 1'b0) && (funct3 != 3'd3);
+  wire is_opimm  = (opcode == 7'b0010011) &&
+                   ((funct3 == 3'd1) ? (funct7 == 7'd0) :
+                    (funct3 == 3'd5) ? (funct7 == 7'd0 || funct7 == 7'h20) : 1'b1);
+  wire is_op     = (opcode == 7'b0110011) &&
+                   (funct7 == 7'd0 || funct7 == 7'd1 ||
+                    (funct7 == 7'h20 && (funct3 == 3'd0 || funct3 == 3'd5)));
+  wire is_div    = is_op && (funct7 == 7'd1) && funct3[2];
+  wire is_fence  = (opcode == 7'b0001111);
+  wire is_system = (opcode == 7'b1110011);
+  wire is_ecall  = is_system && (inst[31:7] == 25'd0);
+  wire is_csr    = is_system && (funct3 != 3'd0) && (funct3 != 3'd4);
+  wire is_bar    = is_csr && (csr == CSR_BARRIER);
+  wire csr_known = (csr[11:4] == 8'hCC) || (csr[11:4] == 8'hCD && csr[3:0] <= 4'h2) ||
+                   (csr == CSR_CYCLE) || (csr == CSR_BARRIER);
+  wire legal = is_lui | is_auipc | (opcode == 7'b1101111) | is_jalr | is_branch | is_load |
+               is_store | is_opimm | is_op | is_fence | is_ecall | (is_csr & csr_known);
+  wire writes_rd = (is_lui | is_auipc | is_jal | is_jalr | is_load | is_opimm | is_op | is_csr) &&
+                   (rd != 5'd0);
+
+  // ---------------------------------------------------------------- S3: lanes
+  wire [LANES*32-1:0] rs1_v, rs2_v, alu_res, next_pc, addr, div_res, csr_v;
+  wire [LANES-1:0]    div_done;
+  wire [LANES*32-1:0] ld_data;
+  wire [LANES-1:0]    rf_we;
+  wire [31:0]         rf_wdata [0:LANES-1];
+  reg                 commit;      // S3 retires its instruction
+  reg                 div_start;
+  reg                 div_hold_q;  // quotients held for warp div_warp_q
+  reg                 div_run_q;
+  reg [WW-1:0]        div_warp_q;
+
+  wire [WW+4:0] raddr1 = {s2_w_q, inst2[19:15]};
+  wire [WW+4:0] raddr2 = {s2_w_q, inst2[24:20]};
+  wire [WW+4:0] waddr  = {s3_w_q, rd};
+
+  genvar gl;
+  generate
+    for (gl = 0; gl < LANES; gl = gl + 1) begin : g_lane
+      wire [31:0] r1, r2;
+      simt_regfile #(.WARPS(WARPS)) u_rf (
+        .clk_i    (clk_i),
+        .raddr1_i (raddr1),
+        .raddr2_i (raddr2),
+        .rdata1_o (r1),
+        .rdata2_o (r2),
+        .we_i     (rf_we[gl]),
+        .waddr_i  (waddr),
+        .wdata_i  (rf_wdata[gl])
+      );
+      assign rs1_v[gl*32 +: 32] = (inst[19:15] == 5'd0) ? 32'd0 : r1;
+      assign rs2_v[gl*32 +: 32] = (inst[24:20] == 5'd0) ? 32'd0 : r2;
+
+      simt_alu u_alu (
+        .inst_i    (inst),
+        .pc_i      (s3_pc_q),
+        .rs1_i     (rs1_v[gl*32 +: 32]),
+        .rs2_i     (rs2_v[gl*32 +: 32]),
+        .result_o  (alu_res[gl*32 +: 32]),
+        .next_pc_o (next_pc[gl*32 +: 32]),
+        .addr_o    (addr[gl*32 +: 32])
+      );
+
+      simt_div u_div (
+        .clk_i    (clk_i),
+        .rst_ni   (rst_ni),
+        .start_i  (div_start),
+        .a_i      (rs1_v[gl*32 +: 32]),
+        .b_i      (rs2_v[gl*32 +: 32]),
+        .op_i     (funct3[1:0]),
+        .done_o   (div_done[gl]),
+        .result_o (div_res[gl*32 +: 32])
+      );
+
+      // special registers of this lane's thread in the warp at S3
+      wire [SW-1:0] slot = {s3_w_q, gl[LW-1:0]};
+      reg  [31:0]   cv;
+      always @(*) begin
+        case (csr)
+          CSR_TID_X:       cv = {22'd0, tid_x_q[slot]};
+          CSR_TID_Y:       cv = {22'd0, tid_y_q[slot]};
+          CSR_TID_Z:       cv = {22'd0, tid_z_q[slot]};
+          CSR_NTID_X:      cv = {22'd0, bdim_x_q};
+          CSR_NTID_Y:      cv = {22'd0, bdim_y_q};
+          CSR_NTID_Z:      cv = {22'd0, bdim_z_q};
+          CSR_CTAID_X:     cv = {16'd0, bid_x_q};
+          CSR_CTAID_Y:     cv = {16'd0, bid_y_q};
+          CSR_CTAID_Z:     cv = {16'd0, bid_z_q};
+          CSR_NCTAID_X:    cv = {16'd0, grid_x_q};
+          CSR_NCTAID_Y:    cv = {16'd0, grid_y_q};
+          CSR_NCTAID_Z:    cv = {16'd0, grid_z_q};
+          CSR_LANE:        cv = gl;
+          CSR_WARP:        cv = {{(32-WW){1'b0}}, s3_w_q};
+          CSR_ARGS:        cv = args_q;
+          CSR_STACK:       cv = stack_base_q + (({{(32-SW){1'b0}}, slot} + 32'd1) << stack_log2_q);
+          CSR_SHARED_BASE: cv = SHARED_BASE;
+          CSR_SHARED_SIZE: cv = SHARED_BYTES;
+          CSR_TID_LINEAR:  cv = {{(32-SW){1'b0}}, slot};
+          CSR_CYCLE:       cv = cycle_q;
+          default:         cv = 32'd0;
+        endcase
+      end
+      assign csr_v[gl*32 +: 32] = cv;
+
+      assign rf_wdata[gl] = is_load ? ld_data[gl*32 +: 32] :
+                            is_div  ? div_res[gl*32 +: 32] :
+                            is_csr  ? csr_v[gl*32 +: 32] : alu_res[gl*32 +: 32];
+      assign rf_we[gl] = commit && s3_m_q[gl] && writes_rd;
+    end
+  endgenerate
+
+  // ---------------------------------------------------------------- S3: what happens
+  wire s3_go = s3_v_q && !halt_q;
+  wire mem_replay = mem_ready_q[s3_w_q];
+  wire div_replay = div_hold_q && (div_warp_q == s3_w_q);
+
+  // alignment of every active lane's access; the lowest misaligned lane is reported
+  reg             misal_any;
+  reg [LW-1:0]    misal_lane;
+  always @(*) begin
+    misal_any = 1'b0;
+    misal_lane = {LW{1'b0}};
+    for (integer l = LANES - 1; l >= 0; l = l - 1)
+      if (s3_m_q[l] && ((funct3[1:0] == 2'd1 && addr[l*32]) ||
+                        (funct3[1:0] == 2'd2 && addr[l*32 +: 2] != 2'b00))) begin
+        misal_any = 1'b1;
+        misal_lane = l[LW-1:0];
+      end
+  end
+
+  wire lsu_ready;
+  wire launch = (phase_q == PH_IDLE) && start_i;
+  wire is_mem = is_load | is_store;
+  wire lsu_op_valid = s3_go && legal && is_mem && !mem_replay && !misal_any;
+  wire s3_fault_illegal = s3_go && !legal;
+  wire s3_fault_misal = s3_go && legal && is_mem && !mem_replay && misal_any;
+
+  always @(*) begin
+    commit = 1'b0;
+    div_start = 1'b0;
+    if (s3_go && legal) begin
+      if (is_mem)      commit = mem_replay;
+      else if (is_div) begin
+        commit = div_replay;
+        div_start = !div_run_q && !div_hold_q;
+      end else         commit = 1'b1;
+    end
+  end
+
+  // ---------------------------------------------------------------- memory unit
+  wire [WARPS-1:0] lsu_done;
+  wire             lsu_idle;
+  wire             lsu_quiet;
+  wire             lsu_fault;
+  wire [31:0]      lsu_fault_va, lsu_fault_pc;
+  wire [1:0]       lsu_fault_access;
+  wire [3:0]       lsu_fault_reason;
+  wire [LW-1:0]    lsu_fault_lane;
+  wire [WW-1:0]    lsu_fault_warp;
+
+  // fetch requests: the lowest warp waiting for an instruction
+  reg          fetch_v;
+  reg [WW-1:0] fetch_w;
+  always @(*) begin
+    fetch_v = 1'b0;
+    fetch_w = {WW{1'b0}};
+    for (integer w = WARPS - 1; w >= 0; w = w - 1)
+      if (wait_fetch_q[w] && !fetch_sent_q[w]) begin
+        fetch_v = 1'b1;
+        fetch_w = w[WW-1:0];
+      end
+  end
+  // the PC a waiting warp needs: its lowest live PC does not change while it waits
+  wire [LANES*32-1:0] fetch_pcs = warp_pcs(pc_q, fetch_w);
+  wire [LANES-1:0]    fetch_avail = warp_bits(avail, fetch_w);
+  reg [31:0] fetch_pc;
+  always @(*) begin
+    fetch_pc = 32'hFFFF_FFFF;
+    for (integer l = 0; l < LANES; l = l + 1)
+      if (fetch_avail[l] && fetch_pcs[l*32 +: 32] < fetch_pc)
+        fetch_pc = fetch_pcs[l*32 +: 32];
+  end
+  wire fetch_ready;
+
+  simt_lsu #(
+    .LANES(LANES), .WARPS(WARPS), .SHARED_BYTES(SHARED_BYTES), .SHARED_BASE(SHARED_BASE),
+    .MAX_OUT(MAX_OUT)
+  ) u_lsu (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .halt_i          (halt_q),
+    .clear_i         (launch),
+    .op_valid_i      (lsu_op_valid),
+    .op_ready_o      (lsu_ready),
+    .op_warp_i       (s3_w_q),
+    .op_mask_i       (s3_m_q),
+    .op_addr_i       (addr),
+    .op_data_i       (rs2_v),
+    .op_funct3_i     (funct3),
+    .op_store_i      (is_store),
+    .op_pc_i         (s3_pc_q),
+    .op_done_o       (lsu_done),
+    .ld_warp_i       (s3_w_q),
+    .ld_data_o       (ld_data),
+    .fetch_valid_i   (fetch_v && !halt_q),
+    .fetch_ready_o   (fetch_ready),
+    .fetch_va_i      (fetch_pc),
+    .fetch_warp_i    (fetch_w),
+    .fetch_lane_i    (fetch_lane_q[fetch_w*LW +: LW]),
+    .fill_valid_o    (fill_valid),
+    .fill_warp_o     (fill_warp),
+    .fill_va_o       (fill_va),
+    .fill_data_o     (fill_data),
+    .fault_valid_o   (lsu_fault),
+    .fault_va_o      (lsu_fault_va),
+    .fault_access_o  (lsu_fault_access),
+    .fault_reason_o  (lsu_fault_reason),
+    .fault_lane_o    (lsu_fault_lane),
+    .fault_warp_o    (lsu_fault_warp),
+    .fault_pc_o      (lsu_fault_pc),
+    .idle_o          (lsu_idle),
+    .quiet_o         (lsu_quiet),
+    .mem_req_valid_o (mem_req_valid_o),
+    .mem_req_ready_i (mem_req_ready_i),
+    .mem_req_va_o    (mem_req_va_o),
+    .mem_req_op_o    (mem_req_op_o),
+    .mem_req_wdata_o (mem_req_wdata_o),
+    .mem_req_be_o    (mem_req_be_o),
+    .mem_rsp_valid_i (mem_rsp_valid_i),
+    .mem_rsp_data_i  (mem_rsp_data_i),
+    .mem_rsp_fault_i (mem_rsp_fault_i),
+    .mem_rsp_reason_i(mem_rsp_reason_i)
+  );
+
+  // ---------------------------------------------------------------- block barrier
+  // A warp has arrived when all its live threads are parked; the barrier opens when every warp
+  // of the block has arrived or ended (an ended thread cannot arrive, so it is not waited for).
+  wire [WARPS-1:0] arrived = warp_live & ~warp_avail;
+  wire bar_release = (arrived != {WARPS{1'b0}}) && ((arrived | ~warp_live) == {WARPS{1'b1}});
+
+  // ---------------------------------------------------------------- launch checks and block end
+  wire [29:0] launch_threads = block_x_i * block_y_i * block_z_i;
+  wire launch_bad = (launch_threads == 30'd0) || (launch_threads > SLOTS[29:0]) ||
+                    (grid_x_i == 16'd0) || (grid_y_i == 16'd0) || (grid_z_i == 16'd0);
+  wire block_end = (live_q == {SLOTS{1'b0}}) && !s1_v_q && !s2_v_q && !s3_v_q && lsu_idle &&
+                   !div_run_q && !div_hold_q;
+  wire last_block = (bid_x_q == grid_x_q - 16'd1) && (bid_y_q == grid_y_q - 16'd1) &&
+                    (bid_z_q == grid_z_q - 16'd1);
+  // after a fault: the pipeline empty and every request the port took answered
+  wire drained = !s1_v_q && !s2_v_q && !s3_v_q && lsu_quiet;
+  assign busy_o = (phase_q != PH_IDLE);
+
+  reg [LANES-1:0] popc_src;
+  reg [LW:0]      popc;
+  always @(*) begin
+    popc_src = s3_m_q;
+    popc = {(LW+1){1'b0}};
+    for (integer l = 0; l < LANES; l = l + 1) popc = popc + {{LW{1'b0}}, popc_src[l]};
+  end
+
+  // ---------------------------------------------------------------- state update
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      phase_q <= PH_IDLE;
+      halt_q <= 1'b0;
+      done_o <= 1'b0;
+      fault_o <= 1'b0;
+      s1_v_q <= 1'b0;
+      s2_v_q <= 1'b0;
+      s3_v_q <= 1'b0;
+      live_q <= {SLOTS{1'b0}};
+      parked_q <= {SLOTS{1'b0}};
+      inflight_q <= {WARPS{1'b0}};
+      wait_fetch_q <= {WARPS{1'b0}};
+      fetch_sent_q <= {WARPS{1'b0}};
+      wait_mem_q <= {WARPS{1'b0}};
+      mem_ready_q <= {WARPS{1'b0}};
+      wait_div_q <= {WARPS{1'b0}};
+      div_run_q <= 1'b0;
+      div_hold_q <= 1'b0;
+      rr_q <= {WW{1'b0}};
+      ic_valid_q <= {ICACHE_WORDS{1'b0}};
+      cycle_q <= 32'd0;
+    end else begin
+      done_o <= 1'b0;
+      cycle_q <= cycle_q + 32'd1;
+      if (busy_o) perf_cycles_o <= perf_cycles_o + 32'd1;
+
+      // ---- launch and blocks
+      case (phase_q)
+        PH_IDLE: if (start_i) begin
+          entry_q <= entry_pc_i;
+          args_q <= args_i;
+          stack_base_q <= stack_base_i;
+          stack_log2_q <= stack_log2_i;
+          grid_x_q <= grid_x_i;
+          grid_y_q <= grid_y_i;
+          grid_z_q <= grid_z_i;
+          bdim_x_q <= block_x_i;
+          bdim_y_q <= block_y_i;
+          bdim_z_q <= block_z_i;
+          nthreads_q <= launch_threads[SW:0];
+          bid_x_q <= 16'd0;
+          bid_y_q <= 16'd0;
+          bid_z_q <= 16'd0;
+          walk_q <= {(SW+1){1'b0}};
+          walk_x_q <= 10'd0;
+          walk_y_q <= 10'd0;
+          walk_z_q <= 10'd0;
+          ic_valid_q <= {ICACHE_WORDS{1'b0}};
+          halt_q <= 1'b0;
+          fault_o <= 1'b0;
+          perf_cycles_o <= 32'd0;
+          perf_lane_instrs_o <= 32'd0;
+          perf_warp_instrs_o <= 32'd0;
+          if (launch_bad) begin
+            fault_o <= 1'b1;
+            fault_va_o <= 32'd0;
+            fault_access_o <= ACC_INSTR;
+            fault_reason_o <= FAULT_BAD_COMMAND;
+            fault_lane_o <= 8'd0;
+            fault_warp_o <= 8'd0;
+            fault_pc_o <= entry_pc_i;
+            phase_q <= PH_DONE;
+          end else begin
+            phase_q <= PH_INIT;
+          end
+        end
+        PH_INIT: begin
+          // thread ids, one thread a cycle, x fastest
+          tid_x_q[walk_q[SW-1:0]] <= walk_x_q;
+          tid_y_q[walk_q[SW-1:0]] <= walk_y_q;
+          tid_z_q[walk_q[SW-1:0]] <= walk_z_q;
+          walk_q <= walk_q + 1'b1;
+          if (walk_x_q + 10'd1 == bdim_x_q) begin
+            walk_x_q <= 10'd0;
+            if (walk_y_q + 10'd1 == bdim_y_q) begin
+              walk_y_q <= 10'd0;
+              walk_z_q <= walk_z_q + 10'd1;
+            end else begin
+              walk_y_q <= walk_y_q + 10'd1;
+            end
+          end else begin
+            walk_x_q <= walk_x_q + 10'd1;
+          end
+          if (walk_q + 1'b1 == nthreads_q) begin
+            phase_q <= PH_RUN;
+            for (integer s = 0; s < SLOTS; s = s + 1) begin
+              live_q[s] <= (s < nthreads_q);
+              pc_q[s*32 +: 32] <= entry_q;
+            end
+          end
+        end
+        PH_RUN: begin
+          if (halt_q) begin
+            if (drained) phase_q <= PH_DONE;
+          end else if (block_end) begin
+            if (last_block) begin
+              phase_q <= PH_DONE;
+            end else begin
+              phase_q <= PH_INIT;
+              walk_q <= {(SW+1){1'b0}};
+              walk_x_q <= 10'd0;
+              walk_y_q <= 10'd0;
+              walk_z_q <= 10'd0;
+              if (bid_x_q + 16'd1 != grid_x_q) begin
+                bid_x_q <= bid_x_q + 16'd1;
+              end else begin
+                bid_x_q <= 16'd0;
+                if (bid_y_q + 16'd1 != grid_y_q) begin
+                  bid_y_q <= bid_y_q + 16'd1;
+                end else begin
+                  bid_y_q <= 16'd0;
+                  bid_z_q <= bid_z_q + 16'd1;
+                end
+              end
+            end
+          end
+        end
+        default: begin  // PH_DONE
+          done_o <= 1'b1;
+          phase_q <= PH_IDLE;
+        end
+      endcase
+
+      // ---- S0 -> S1
+      s1_v_q <= sel_v;
+      s1_w_q <= sel_w;
+      s1_pc_q <= min_pc;
+      s1_m_q <= min_mask;
+      s1_l_q <= min_lead;
+      if (sel_v) begin
+        inflight_q[sel_w] <= 1'b1;
+        rr_q <= sel_w;
+      end
+      // ---- S1 -> S2
+      s2_v_q <= s1_v_q && !halt_q;
+      s2_w_q <= s1_w_q;
+      s2_pc_q <= s1_pc_q;
+      s2_m_q <= s1_m_q;
+      s2_l_q <= s1_l_q;
+      s2_ic_valid_q <= ic_valid_q[s1_pc_q[IC_AW+1:2]];
+      // ---- S2 -> S3
+      s3_v_q <= s2_go;
+      s3_w_q <= s2_w_q;
+      s3_pc_q <= s2_pc_q;
+      s3_m_q <= s2_m_q;
+      s3_l_q <= s2_l_q;
+      s3_inst_q <= inst2;
+      if (s2_miss) begin
+        inflight_q[s2_w_q] <= 1'b0;
+        wait_fetch_q[s2_w_q] <= 1'b1;
+        fetch_lane_q[s2_w_q*LW +: LW] <= s2_l_q;
+      end
+      if (halt_q) inflight_q <= {WARPS{1'b0}};
+
+      // ---- fetches
+      if (fetch_ready) fetch_sent_q[fetch_w] <= 1'b1;
+      if (fill_valid) begin
+        ic_valid_q[fill_va[IC_AW+1:2]] <= 1'b1;
+        wait_fetch_q[fill_warp] <= 1'b0;
+        fetch_sent_q[fill_warp] <= 1'b0;
+      end
+
+      // ---- S3
+      if (s3_go) inflight_q[s3_w_q] <= 1'b0;
+      if (lsu_op_valid && lsu_ready) wait_mem_q[s3_w_q] <= 1'b1;
+      for (integer w = 0; w < WARPS; w = w + 1)
+        if (lsu_done[w]) begin
+          wait_mem_q[w] <= 1'b0;
+          mem_ready_q[w] <= 1'b1;
+        end
+      if (div_start) begin
+        div_run_q <= 1'b1;
+        div_warp_q <= s3_w_q;
+        wait_div_q[s3_w_q] <= 1'b1;
+      end
+      if (div_run_q && !div_start && div_done[0]) begin
+        div_run_q <= 1'b0;
+        div_hold_q <= 1'b1;
+        wait_div_q[div_warp_q] <= 1'b0;
+      end
+      if (commit) begin
+        if (is_mem) mem_ready_q[s3_w_q] <= 1'b0;
+        if (is_div) div_hold_q <= 1'b0;
+        perf_lane_instrs_o <= perf_lane_instrs_o + {{(31-LW){1'b0}}, popc};
+        perf_warp_instrs_o <= perf_warp_instrs_o + 32'd1;
+        for (integer s = 0; s < SLOTS; s = s + 1)
+          if (s3_w_q == s[SW-1:LW] && s3_m_q[s % LANES]) begin
+            pc_q[s*32 +: 32] <= next_pc[(s % LANES)*32 +: 32];
+            if (is_ecall) live_q[s] <= 1'b0;
+            if (is_bar) parked_q[s] <= 1'b1;
+          end
+      end
+      if (bar_release) parked_q <= {SLOTS{1'b0}};
+
+      // ---- faults: the first one wins and stops the kernel
+      if (!halt_q && (lsu_fault || s3_fault_illegal || s3_fault_misal || (s2_v_q && s2_misaligned))) begin
+        halt_q <= 1'b1;
+        fault_o <= 1'b1;
+        if (lsu_fault) begin
+          fault_va_o <= lsu_fault_va;
+          fault_access_o <= lsu_fault_access;
+          fault_reason_o <= lsu_fault_reason;
+          fault_lane_o <= {{(8-LW){1'b0}}, lsu_fault_lane};
+          fault_warp_o <= {{(8-WW){1'b0}}, lsu_fault_warp};
+          fault_pc_o <= lsu_fault_pc;
+        end else if (s3_fault_illegal || s3_fault_misal) begin
+          fault_va_o <= s3_fault_misal ? addr[misal_lane*32 +: 32] : s3_pc_q;
+          fault_access_o <= s3_fault_misal ? (is_store ? ACC_WRITE : ACC_READ) : ACC_INSTR;
+          fault_reason_o <= s3_fault_misal ? FAULT_MISALIGNED : FAULT_BAD_COMMAND;
+          fault_lane_o <= {{(8-LW){1'b0}}, s3_fault_misal ? misal_lane : s3_l_q};
+          fault_warp_o <= {{(8-WW){1'b0}}, s3_w_q};
+          fault_pc_o <= s3_pc_q;
+        end else begin
+          fault_va_o <= s2_pc_q;
+          fault_access_o <= ACC_FETCH;
+          fault_reason_o <= FAULT_MISALIGNED;
+          fault_lane_o <= {{(8-LW){1'b0}}, s2_l_q};
+          fault_warp_o <= {{(8-WW){1'b0}}, s2_w_q};
+          fault_pc_o <= s2_pc_q;
+        end
+      end
+      if (launch) begin
+        div_run_q <= 1'b0;
+        parked_q <= {SLOTS{1'b0}};
+        wait_fetch_q <= {WARPS{1'b0}};
+        fetch_sent_q <= {WARPS{1'b0}};
+        wait_mem_q <= {WARPS{1'b0}};
+        mem_ready_q <= {WARPS{1'b0}};
+          wait_div_q <= {WARPS{1'b0}};
+        div_hold_q <= 1'b0;
+      end
+    end
+  end
+  // Deliberately unused: the fill address's byte offset (fills are words), the other lanes'
+  // division done flags (all lanes start and finish together; lane 0 speaks for them).
+  wire unused_ok = &{1'b0, fill_va[1:0], div_done[LANES-1:1]};
+endmodule
+
+`default_nettype wire

@@ -1,0 +1,565 @@
+// Testbench of simt_core (the SIMT compute unit). The C++ side is the memory behind the unit's
+// port: a page map (VA page -> present / writable, 4 KiB pages) with the bytes, a configurable
+// latency (responses in order, several requests in flight) and optional random back-pressure.
+// A request to a page not present answers FAULT_PTE_INVALID, a write to a read-only page
+// FAULT_WRITE_DENIED (nothing is written then). Kernels are ELF files built by clang-14 from
+// kernels/*.c; every result is checked against the same computation done here.
+//
+// simt_tb <test> <kernel.elf> [--latency N] [--backpressure]   (tests: see main)
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "Vsimt_core.h"
+#include "tb_check.h"
+#include "verilated.h"
+#include "vmgpu/regs.h"
+
+namespace {
+
+constexpr uint32_t kPage = 4096;
+
+struct Page {
+  bool writable = true;
+  std::vector<uint8_t> bytes = std::vector<uint8_t>(kPage, 0);
+};
+
+struct Memory {
+  std::map<uint32_t, Page> pages;  // VA page number -> page
+  void map(uint32_t va, uint32_t bytes, bool writable) {
+    for (uint32_t p = va / kPage; p <= (va + bytes - 1) / kPage; ++p) pages[p].writable = writable;
+  }
+  bool present(uint32_t va) const { return pages.count(va / kPage) != 0; }
+  uint32_t rd32(uint32_t va) const {
+    const Page &p = pages.at(va / kPage);
+    uint32_t v;
+    std::memcpy(&v, &p.bytes[va % kPage], 4);
+    return v;
+  }
+  void wr32(uint32_t va, uint32_t v) { std::memcpy(&pages.at(va / kPage).bytes[va % kPage], &v, 4); }
+  void write(uint32_t va, const void *src, uint32_t n) {
+    const uint8_t *s = static_cast<const uint8_t *>(src);
+    for (uint32_t i = 0; i < n; ++i) pages.at((va + i) / kPage).bytes[(va + i) % kPage] = s[i];
+  }
+  void fill_words(uint32_t va, const std::vector<uint32_t> &w) { write(va, w.data(), 4 * w.size()); }
+};
+
+struct Options {
+  unsigned latency = 1;
+  bool backpressure = false;
+  int lanes = 0, warps = 0;  // from the model's parameters, found by the launch below
+};
+
+struct ElfImage {
+  uint32_t entry = 0;
+  bool ok = false;
+};
+
+// Maps and copies the PT_LOAD segments: writable ones read-write, the others read-only (code).
+// Segments in the shared-memory window are not memory and are skipped.
+ElfImage load_elf(const std::string &path, Memory &mem) {
+  ElfImage img;
+  std::ifstream f(path, std::ios::binary);
+  std::vector<uint8_t> b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (b.size() < 52 || std::memcmp(b.data(), "\x7f" "ELF", 4) != 0 || b[4] != 1) {
+    std::printf("not an ELF32 file: %s\n", path.c_str());
+    return img;
+  }
+  auto u32 = [&](size_t o) { uint32_t v; std::memcpy(&v, &b[o], 4); return v; };
+  auto u16 = [&](size_t o) { uint16_t v; std::memcpy(&v, &b[o], 2); return v; };
+  img.entry = u32(24);
+  uint32_t phoff = u32(28), phnum = u16(44), phentsize = u16(42);
+  for (uint32_t i = 0; i < phnum; ++i) {
+    size_t ph = phoff + i * phentsize;
+    uint32_t type = u32(ph), off = u32(ph + 4), va = u32(ph + 8), filesz = u32(ph + 16),
+             memsz = u32(ph + 20), flags = u32(ph + 24);
+    if (type != 1 || memsz == 0 || va >= 0xFF000000u) continue;
+    mem.map(va, memsz, (flags & 2) != 0);
+    std::vector<uint8_t> seg(memsz, 0);
+    std::memcpy(seg.data(), &b[off], filesz);
+    mem.write(va, seg.data(), memsz);
+  }
+  img.ok = true;
+  return img;
+}
+
+struct Launch {
+  uint32_t args = 0;
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+};
+
+struct Result {
+  bool finished = false;
+  uint64_t cycles = 0;          // start to done
+  uint32_t lane_instrs = 0, warp_instrs = 0, busy_cycles = 0;
+  bool fault = false;
+  uint32_t fault_va = 0, fault_access = 0, fault_reason = 0, fault_lane = 0, fault_warp = 0,
+           fault_pc = 0;
+  uint64_t requests = 0, writes = 0;
+};
+
+constexpr uint32_t kStackBase = 0x70000000u, kStackLog2 = 10;  // 1 KiB per thread slot
+
+class Bench {
+ public:
+  Bench(const Options &o) : opt_(o), rng_(12345) {
+    top_.clk_i = 0;
+    top_.rst_ni = 0;
+    top_.start_i = 0;
+    top_.mem_req_ready_i = 1;
+    top_.mem_rsp_valid_i = 0;
+    for (int i = 0; i < 4; ++i) tick();
+    top_.rst_ni = 1;
+    tick();
+  }
+  Memory mem;
+
+  Result run(uint32_t entry, const Launch &l, uint64_t max_cycles = 20000000) {
+    mem.map(kStackBase, 64 << kStackLog2, true);
+    Result r;
+    top_.entry_pc_i = entry;
+    top_.args_i = l.args;
+    top_.stack_base_i = kStackBase;
+    top_.stack_log2_i = kStackLog2;
+    top_.grid_x_i = l.grid[0];
+    top_.grid_y_i = l.grid[1];
+    top_.grid_z_i = l.grid[2];
+    top_.block_x_i = l.block[0];
+    top_.block_y_i = l.block[1];
+    top_.block_z_i = l.block[2];
+    top_.start_i = 1;
+    fault_taken_ = false;
+    tick();
+    top_.start_i = 0;
+    for (uint64_t c = 1; c < max_cycles; ++c) {
+      step_port(r);
+      tick();
+      if (top_.done_o) {
+        r.finished = true;
+        r.cycles = c;
+        break;
+      }
+    }
+    CHECK(r.finished, "kernel did not finish in %llu cycles", (unsigned long long)max_cycles);
+    r.lane_instrs = top_.perf_lane_instrs_o;
+    r.warp_instrs = top_.perf_warp_instrs_o;
+    r.busy_cycles = top_.perf_cycles_o;
+    r.fault = top_.fault_o;
+    r.fault_va = top_.fault_va_o;
+    r.fault_access = top_.fault_access_o;
+    r.fault_reason = top_.fault_reason_o;
+    r.fault_lane = top_.fault_lane_o;
+    r.fault_warp = top_.fault_warp_o;
+    r.fault_pc = top_.fault_pc_o;
+    // the port is quiet after done: nothing presented, nothing owed
+    CHECK(!top_.mem_req_valid_o && inflight_.empty(), "port not quiet after done");
+    return r;
+  }
+
+ private:
+  struct Pending {
+    uint64_t due;
+    uint32_t data;
+    bool fault;
+    uint8_t reason;
+  };
+
+  // One cycle of the memory side, evaluated before the clock edge: answer the oldest request
+  // whose latency has passed, take a new request if ready.
+  void step_port(Result &r) {
+    top_.mem_rsp_valid_i = 0;
+    if (!inflight_.empty() && inflight_.front().due <= now_) {
+      const Pending &p = inflight_.front();
+      top_.mem_rsp_valid_i = 1;
+      top_.mem_rsp_data_i = p.data;
+      top_.mem_rsp_fault_i = p.fault;
+      top_.mem_rsp_reason_i = p.reason;
+      inflight_.pop_front();
+    }
+    top_.mem_req_ready_i = opt_.backpressure ? (rng_() % 3 != 0) : 1;
+    top_.eval();
+    if (top_.mem_req_valid_o && top_.mem_req_ready_i) {
+      uint32_t va = top_.mem_req_va_o, op = top_.mem_req_op_o;
+      CHECK((va & 3) == 0, "request VA 0x%08x not word aligned", va);
+      CHECK(op <= 2, "request op %u", op);
+      Pending p{now_ + opt_.latency, 0, false, 0};
+      ++r.requests;
+      // precise stop in port order: once a request that faults was taken, no write follows it
+      CHECK(!(op == 1 && fault_taken_), "write to 0x%08x taken after a faulting request", va);
+      if (!mem.present(va)) {
+        p.fault = true;
+        p.reason = VMGPU_FAULT_PTE_INVALID;
+      } else if (op == 1 && !mem.pages.at(va / kPage).writable) {
+        p.fault = true;
+        p.reason = VMGPU_FAULT_WRITE_DENIED;
+      } else if (op == 1) {
+        uint32_t old = mem.rd32(va), be = top_.mem_req_be_o, d = top_.mem_req_wdata_o, v = old;
+        for (int k = 0; k < 4; ++k)
+          if (be & (1u << k)) v = (v & ~(0xFFu << 8 * k)) | (d & (0xFFu << 8 * k));
+        mem.wr32(va, v);
+        ++r.writes;
+      } else {
+        p.data = mem.rd32(va);
+      }
+      fault_taken_ = fault_taken_ || p.fault;
+      inflight_.push_back(p);
+    }
+  }
+  void tick() {
+    top_.clk_i = 0;
+    top_.eval();
+    top_.clk_i = 1;
+    top_.eval();
+    ++now_;
+  }
+
+  Options opt_;
+  Vsimt_core top_;
+  std::deque<Pending> inflight_;
+  uint64_t now_ = 0;
+  bool fault_taken_ = false;
+  std::mt19937 rng_;
+};
+
+constexpr uint32_t kArgs = 0x20000000u, kBufA = 0x30000000u, kBufB = 0x31000000u,
+                   kBufC = 0x32000000u;
+
+void print_result(const char *name, const Result &r, unsigned lanes) {
+  double ipc = r.busy_cycles ? double(r.lane_instrs) / (double(r.busy_cycles) * lanes) : 0.0;
+  std::printf("%s: cycles %llu lane_instrs %u warp_instrs %u requests %llu lane_ipc %.3f\n", name,
+              (unsigned long long)r.cycles, r.lane_instrs, r.warp_instrs,
+              (unsigned long long)r.requests, ipc);
+}
+
+uint32_t lanes_of_model() {
+#ifdef SIMT_LANES
+  return SIMT_LANES;
+#else
+  return 4;
+#endif
+}
+uint32_t slots_of_model() {
+#ifdef SIMT_WARPS
+  return lanes_of_model() * SIMT_WARPS;
+#else
+  return lanes_of_model() * 4;
+#endif
+}
+
+// ---------------------------------------------------------------------------------- kernels
+
+int test_vadd(Bench &b, uint32_t entry, unsigned n, unsigned grid) {
+  std::mt19937 g(n);
+  std::vector<uint32_t> a(n), bb(n);
+  for (unsigned i = 0; i < n; ++i) a[i] = g(), bb[i] = g();
+  b.mem.map(kBufA, 4 * n, false);
+  b.mem.map(kBufB, 4 * n, false);
+  b.mem.map(kBufC, 4 * n + 64, true);
+  b.mem.fill_words(kBufA, a);
+  b.mem.fill_words(kBufB, bb);
+  for (unsigned i = 0; i < n + 16; ++i) b.mem.wr32(kBufC + 4 * i, 0xDEADBEEF);
+  b.mem.map(kArgs, 64, false);
+  b.mem.fill_words(kArgs, {kBufA, kBufB, kBufC, n});
+  Launch l;
+  l.args = kArgs;
+  l.grid[0] = grid;
+  l.block[0] = slots_of_model();
+  Result r = b.run(entry, l);
+  CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+  unsigned bad = 0;
+  for (unsigned i = 0; i < n; ++i)
+    if (b.mem.rd32(kBufC + 4 * i) != a[i] + bb[i] && bad++ < 5)
+      std::printf("c[%u] = 0x%08x, want 0x%08x\n", i, b.mem.rd32(kBufC + 4 * i), a[i] + bb[i]);
+  CHECK(bad == 0, "%u wrong sums of %u", bad, n);
+  for (unsigned i = n; i < n + 16; ++i)
+    CHECK(b.mem.rd32(kBufC + 4 * i) == 0xDEADBEEF, "c[%u] written past n", i);
+  print_result("vadd", r, lanes_of_model());
+  std::printf("vadd_n %u vadd_cycles %llu vadd_cycles_per_element %.3f\n", n,
+              (unsigned long long)r.cycles, double(r.cycles) / n);
+  return 0;
+}
+
+unsigned collatz_ref(uint32_t x, unsigned cap) {
+  unsigned s = 0;
+  while (x > 1 && s < cap) {
+    x = (x & 1) ? 3 * x + 1 : x >> 1;
+    ++s;
+  }
+  return s;
+}
+
+int test_collatz(Bench &b, uint32_t entry) {
+  const unsigned n = 45, cap = 300, block = slots_of_model();
+  std::vector<uint32_t> in(n);
+  std::mt19937 g(7);
+  for (unsigned i = 0; i < n; ++i) in[i] = (i < 5) ? i : 1 + g() % 5000;  // 0 and 1 take no step
+  in[7] = 77031;                                                           // 350 steps: hits the cap
+  b.mem.map(kBufA, 4 * n, false);
+  b.mem.map(kBufB, 4 * n + 64, true);
+  b.mem.fill_words(kBufA, in);
+  for (unsigned i = 0; i < n + 16; ++i) b.mem.wr32(kBufB + 4 * i, 0xDEADBEEF);
+  b.mem.map(kArgs, 64, false);
+  b.mem.fill_words(kArgs, {kBufA, kBufB, n, cap});
+  Launch l;
+  l.args = kArgs;
+  l.grid[0] = (n + block - 1) / block;
+  l.block[0] = block;
+  Result r = b.run(entry, l);
+  CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+  for (unsigned i = 0; i < n; ++i)
+    CHECK(b.mem.rd32(kBufB + 4 * i) == collatz_ref(in[i], cap), "steps(%u) = %u, want %u", in[i],
+          b.mem.rd32(kBufB + 4 * i), collatz_ref(in[i], cap));
+  for (unsigned i = n; i < n + 16; ++i)
+    CHECK(b.mem.rd32(kBufB + 4 * i) == 0xDEADBEEF, "out[%u] written past n", i);
+  print_result("collatz", r, lanes_of_model());
+  return 0;
+}
+
+int test_reduce(Bench &b, uint32_t entry) {
+  const unsigned block = slots_of_model(), blocks = 6, n = block * blocks;
+  std::vector<uint32_t> in(n);
+  std::mt19937 g(3);
+  for (auto &v : in) v = g() % 100000 - 50000;
+  b.mem.map(kBufA, 4 * n, false);
+  b.mem.map(kBufB, 4 * blocks, true);
+  b.mem.fill_words(kBufA, in);
+  b.mem.map(kArgs, 64, false);
+  const unsigned spin = 6;
+  b.mem.fill_words(kArgs, {kBufA, kBufB, spin});
+  Launch l;
+  l.args = kArgs;
+  l.grid[0] = blocks;
+  l.block[0] = block;
+  Result r = b.run(entry, l);
+  CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+  for (unsigned k = 0; k < blocks; ++k) {
+    uint32_t want = 0;
+    for (unsigned t = 0; t < block; ++t) {
+      uint32_t v = in[k * block + t];
+      for (uint32_t j = 0; j < t * spin; ++j) v = (v ^ j) * 3;
+      want += v;
+    }
+    CHECK(b.mem.rd32(kBufB + 4 * k) == want, "block %u sum %d, want %d", k,
+          (int)b.mem.rd32(kBufB + 4 * k), (int)want);
+  }
+  print_result("reduce", r, lanes_of_model());
+  return 0;
+}
+
+int test_index2d(Bench &b, uint32_t entry) {
+  // block (bx, by, bz) with bz > 1 so tid.z is exercised; a grid that overhangs w and h
+  const unsigned w = 11, h = 7;
+  unsigned bx = 4, by = 2, bz = slots_of_model() / 8;
+  Launch l;
+  l.block[0] = bx;
+  l.block[1] = by;
+  l.block[2] = bz;
+  l.grid[0] = (w + bx - 1) / bx;
+  l.grid[1] = (h + by - 1) / by;
+  l.grid[2] = 2;
+  const unsigned words = w * h * bz;
+  b.mem.map(kBufA, 4 * words + 64, true);
+  for (unsigned i = 0; i < words + 16; ++i) b.mem.wr32(kBufA + 4 * i, 0xDEADBEEF);
+  b.mem.map(kArgs, 64, false);
+  b.mem.fill_words(kArgs, {kBufA, w, h});
+  l.args = kArgs;
+  Result r = b.run(entry, l);
+  CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+  // both z blocks write the same (x, y, z) words; the one with block z 1 runs last
+  for (unsigned z = 0; z < bz; ++z)
+    for (unsigned y = 0; y < h; ++y)
+      for (unsigned x = 0; x < w; ++x) {
+        uint32_t want = (x << 20) | (y << 8) | (z << 4) | 1u;
+        uint32_t got = b.mem.rd32(kBufA + 4 * ((z * h + y) * w + x));
+        CHECK(got == want, "out(%u,%u,%u) = 0x%08x, want 0x%08x", x, y, z, got, want);
+      }
+  for (unsigned i = words; i < words + 16; ++i)
+    CHECK(b.mem.rd32(kBufA + 4 * i) == 0xDEADBEEF, "out[%u] written past the image", i);
+  print_result("index2d", r, lanes_of_model());
+  return 0;
+}
+
+int test_muldiv(Bench &b, uint32_t entry) {
+  std::vector<uint32_t> a = {0, 1, 7, 0xFFFFFFF9u, 0x80000000u, 0x80000000u, 5, 0xFFFFFFFFu,
+                             0x7FFFFFFFu, 0x80000000u, 123456789, 0xDEADBEEFu, 100, 0xFFFFFFFFu,
+                             0x7FFFFFFFu, 3};
+  std::vector<uint32_t> bv = {0, 0, 2, 2, 0xFFFFFFFFu, 0, 0xFFFFFFF9u, 0xFFFFFFFFu,
+                              0x7FFFFFFFu, 0x80000000u, 0xFFFFFF85u, 0x12345u, 0xFFFFFFFFu, 0,
+                              0xFFFFFFFFu, 0x80000001u};
+  std::mt19937 g(11);
+  for (int i = 0; i < 24; ++i) a.push_back(g()), bv.push_back(i % 3 ? g() : g() % 64);
+  const unsigned n = a.size();
+  b.mem.map(kBufA, 4 * n, false);
+  b.mem.map(kBufB, 4 * n, false);
+  b.mem.map(kBufC, 32 * n, true);
+  b.mem.fill_words(kBufA, a);
+  b.mem.fill_words(kBufB, bv);
+  b.mem.map(kArgs, 64, false);
+  b.mem.fill_words(kArgs, {kBufA, kBufB, kBufC, n});
+  Launch l;
+  l.args = kArgs;
+  l.grid[0] = 2;
+  l.block[0] = slots_of_model();
+  Result r = b.run(entry, l);
+  CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+  for (unsigned i = 0; i < n; ++i) {
+    int32_t x = a[i], y = bv[i];
+    uint32_t ux = a[i], uy = bv[i];
+    uint32_t want[8];
+    want[0] = ux * uy;
+    want[1] = uint32_t((int64_t(x) * int64_t(y)) >> 32);
+    want[2] = uint32_t((int64_t(x) * int64_t(uint64_t(uy))) >> 32);
+    want[3] = uint32_t((uint64_t(ux) * uint64_t(uy)) >> 32);
+    // RISC-V: x/0 = -1 (all ones), x%0 = x; INT_MIN/-1 = INT_MIN, INT_MIN%-1 = 0
+    want[4] = uy == 0 ? 0xFFFFFFFFu : (ux == 0x80000000u && y == -1) ? ux : uint32_t(x / y);
+    want[5] = uy == 0 ? 0xFFFFFFFFu : ux / uy;
+    want[6] = uy == 0 ? ux : (ux == 0x80000000u && y == -1) ? 0 : uint32_t(x % y);
+    want[7] = uy == 0 ? ux : ux % uy;
+    static const char *nm[8] = {"mul", "mulh", "mulhsu", "mulhu", "div", "divu", "rem", "remu"};
+    for (int k = 0; k < 8; ++k) {
+      uint32_t got = b.mem.rd32(kBufC + 4 * (8 * i + k));
+      CHECK(got == want[k], "%s(0x%08x, 0x%08x) = 0x%08x, want 0x%08x", nm[k], ux, uy, got, want[k]);
+    }
+  }
+  print_result("muldiv", r, lanes_of_model());
+  return 0;
+}
+
+int test_oob(Bench &b, uint32_t entry, const Options &o) {
+  // out[] has k words mapped before an unmapped page; the loop runs past it.
+  const unsigned k = 37, n = 200;
+  const uint32_t page_end = kBufA + 2 * kPage, out = page_end - 4 * k;
+  b.mem.map(kBufA, 2 * kPage, true);  // the page after it stays unmapped
+  b.mem.map(kBufB, 4 * n, true);
+  for (uint32_t va = kBufA; va < page_end; va += 4) b.mem.wr32(va, 0xDEADBEEF);
+  for (unsigned i = 0; i < n; ++i) b.mem.wr32(kBufB + 4 * i, 0);
+  b.mem.map(kArgs, 64, false);
+  b.mem.fill_words(kArgs, {out, kBufB, n});
+  Launch l;
+  l.args = kArgs;
+  l.grid[0] = 2;
+  l.block[0] = slots_of_model();
+  Result r = b.run(entry, l);
+  const unsigned threads = 2 * slots_of_model();
+  CHECK(r.fault, "no fault reported");
+  CHECK(r.fault_access == 1, "access %u, want 1 (write)", r.fault_access);
+  CHECK(r.fault_reason == VMGPU_FAULT_PTE_INVALID, "reason %u", r.fault_reason);
+  CHECK(r.fault_va >= page_end && r.fault_va < page_end + kPage && (r.fault_va & 3) == 0,
+        "fault VA 0x%08x not in the unmapped page", r.fault_va);
+  // the element and the thread that faulted
+  // grid-stride over 2 blocks run one after the other: block 0 (threads t < slots, elements
+  // i = t + it*threads) meets the unmapped page first
+  unsigned fi = (r.fault_va - out) / 4;
+  unsigned t = fi % threads;
+  CHECK(t < slots_of_model(), "fault at element %u is block 1's, block 0 runs first", fi);
+  CHECK(r.fault_lane == t % o.lanes && r.fault_warp == t / o.lanes,
+        "fault at element %u names lane %u warp %u, want lane %u warp %u", fi, r.fault_lane,
+        r.fault_warp, t % o.lanes, t / o.lanes);
+  CHECK(fi >= k && fi < k + threads, "faulting element %u is not a thread's first past the map", fi);
+  // the PC names a store of the kernel
+  uint32_t inst = b.mem.rd32(r.fault_pc);
+  CHECK((inst & 0x7F) == 0x23, "fault PC 0x%08x holds 0x%08x, not a store", r.fault_pc, inst);
+  // precise: log[i] (stored after out[i]) only where out[i] was stored; the faulting thread's
+  // earlier elements complete; lanes before the faulting lane in its warp stored theirs; the
+  // faulting element's log not written; nothing outside the two arrays changed
+  for (unsigned i = 0; i < n; ++i) {
+    uint32_t lg = b.mem.rd32(kBufB + 4 * i);
+    uint32_t ov = i < k ? b.mem.rd32(out + 4 * i) : 0;
+    CHECK(lg == 0 || lg == 1, "log[%u] = %u", i, lg);
+    if (lg) CHECK(i < k && ov == i + 1, "log[%u] set but out[%u] = 0x%08x", i, i, ov);
+    if (i < k) CHECK(ov == 0xDEADBEEF || ov == i + 1, "out[%u] = 0x%08x", i, ov);
+    if (i < fi && i % threads == fi % threads) {
+      CHECK(ov == i + 1 && lg == 1, "faulting thread's earlier element %u: out 0x%08x log %u", i,
+            ov, lg);
+    }
+    if (i + o.lanes > fi && i < fi && i < k && i / o.lanes == fi / o.lanes)
+      CHECK(ov == i + 1, "lane before the faulting one, element %u, not stored", i);
+  }
+  CHECK(b.mem.rd32(kBufB + 4 * fi) == 0, "log of the faulting element written");
+  for (uint32_t va = kBufA; va < out; va += 4)
+    CHECK(b.mem.rd32(va) == 0xDEADBEEF, "word 0x%08x before out[] changed", va);
+  std::printf("oob: fault va 0x%08x element %u lane %u warp %u pc 0x%08x after %llu cycles\n",
+              r.fault_va, fi, r.fault_lane, r.fault_warp, r.fault_pc, (unsigned long long)r.cycles);
+  // the unit recovers: a new launch of the same kernel with a fully mapped array completes
+  b.mem.map(page_end, kPage, true);
+  Result r2 = b.run(entry, l);
+  CHECK(!r2.fault, "relaunch faulted at 0x%08x", r2.fault_va);
+  for (unsigned i = 0; i < n; ++i)
+    CHECK(b.mem.rd32(out + 4 * i) == i + 1, "relaunch: out[%u] = 0x%08x", i, b.mem.rd32(out + 4 * i));
+  return 0;
+}
+
+uint32_t spin_ref(uint32_t i, uint32_t iters) {
+  uint32_t x = i + 1, y = 0;
+  for (uint32_t k = 0; k < iters; ++k) {
+    x = x * 1664525u + 1013904223u;
+    y += (x >> 7) ^ (y << 3);
+  }
+  return x ^ y;
+}
+
+int test_spin(Bench &b, uint32_t entry) {
+  const unsigned iters = 400, threads = slots_of_model();
+  b.mem.map(kBufA, 4 * threads, true);
+  b.mem.map(kArgs, 64, false);
+  b.mem.fill_words(kArgs, {kBufA, iters});
+  Launch l;
+  l.args = kArgs;
+  l.block[0] = threads;
+  Result r = b.run(entry, l);
+  CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+  for (unsigned i = 0; i < threads; ++i)
+    CHECK(b.mem.rd32(kBufA + 4 * i) == spin_ref(i, iters), "out[%u] = 0x%08x, want 0x%08x", i,
+          b.mem.rd32(kBufA + 4 * i), spin_ref(i, iters));
+  print_result("spin", r, lanes_of_model());
+  std::printf("kernel_lane_ipc %.3f\n", double(r.lane_instrs) / (double(r.busy_cycles) * lanes_of_model()));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Verilated::commandArgs(argc, argv);
+  if (argc < 3) {
+    std::printf("usage: %s vadd|vadd_big|collatz|reduce|index2d|muldiv|oob|spin kernel.elf "
+                "[--latency N] [--backpressure]\n", argv[0]);
+    return 2;
+  }
+  std::string test = argv[1], elf = argv[2];
+  Options o;
+  for (int i = 3; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--latency" && i + 1 < argc) o.latency = std::atoi(argv[++i]);
+    else if (a == "--backpressure") o.backpressure = true;
+  }
+  o.lanes = lanes_of_model();
+  o.warps = slots_of_model() / o.lanes;
+  Bench b(o);
+  ElfImage img = load_elf(elf, b.mem);
+  if (!img.ok) return 2;
+  std::printf("simt %s: LANES %d WARPS %d latency %u%s\n", test.c_str(), o.lanes, o.warps,
+              o.latency, o.backpressure ? " backpressure" : "");
+  if (test == "vadd") test_vadd(b, img.entry, 1000, 3);
+  else if (test == "vadd_big") test_vadd(b, img.entry, 4096, 4);
+  else if (test == "collatz") test_collatz(b, img.entry);
+  else if (test == "reduce") test_reduce(b, img.entry);
+  else if (test == "index2d") test_index2d(b, img.entry);
+  else if (test == "muldiv") test_muldiv(b, img.entry);
+  else if (test == "oob") test_oob(b, img.entry, o);
+  else if (test == "spin") test_spin(b, img.entry);
+  else {
+    std::printf("unknown test %s\n", test.c_str());
+    return 2;
+  }
+  return tb::summary(("simt_" + test).c_str());
+}
