@@ -308,11 +308,11 @@ void vmgpu_process_dev_close(void);
 /* ---------------------------------------------------- device server (vmgpud) */
 
 /*
- * VMGPU_DEVICE=vmgpud[:spec] (spec: any other form, default sim) opens the device through the
- * per-user device server: the first client starts it, later ones connect, and every call above
- * is carried out there, in this process's own address spaces (docs/server.md). Every other form
- * opens the device in this process; sim-inproc names the simulated device in this process even
- * where VMGPU_SERVER=1 sends the other forms to their servers.
+ * Every device form (VMGPU_DEVICE, or vmgpud[:spec] explicitly) is opened through its per-user
+ * device server: the first client starts it, later ones connect, and every call above is carried
+ * out there, in this process's own address spaces (docs/server.md). In this process instead:
+ * VMGPU_SERVER=0 (any form), VMGPU_DEVICE=sim-inproc, or VMGPU_WAVES set (a waveform is one
+ * process's run; VMGPU_SERVER=1 overrides).
  */
 /* 1 when dev is a connection to the device server, 0 when the device is in this process. */
 int vmgpu_dev_is_remote(const vmgpu_dev *dev);
