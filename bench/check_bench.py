@@ -74,6 +74,11 @@ if not board:
           "server_map_granule_us and inproc_map_granule_us present")
     check(vals.get("server_map_granule_link_round_trips") == vals.get("map_granule_link_round_trips"),
           "server_map_granule_link_round_trips equals map_granule_link_round_trips")
+    check(vals.get("server_cuda_map_granule_us", 0) > 0 and vals.get("inproc_cuda_map_granule_us", 0) > 0,
+          "server_cuda_map_granule_us and inproc_cuda_map_granule_us present")
+    check(vals.get("server_cuda_map_granule_link_round_trips") == vals.get("cuda_map_granule_link_round_trips")
+          == vals.get("inproc_cuda_map_granule_link_round_trips"),
+          "cuda_map_granule_link_round_trips the same through the server and in-process")
 if sdram:
     e = vals.get("sdram_copy_efficiency", -1)
     check(0 < e <= 1.0, f"sdram_copy_efficiency {e} in (0, 1]")

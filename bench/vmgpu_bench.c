@@ -611,6 +611,68 @@ static double map_us(vmgpu_dev *d, uint64_t *rt)
     return runs[2];
 }
 
+/*
+ * --cuda-map-probe (run by server_bench in a process of its own, once through the device server
+ * and once with the device in the process): cuMemMap + cuMemSetAccess of one granule through
+ * libcuda, the median wall time of five rounds of 20 and the link round trips the device saw.
+ */
+static int cuda_map_probe(void)
+{
+    cuda_env env;
+    cuda_env_open(&env);
+    CUmemGenericAllocationHandle h;
+    CUdeviceptr va;
+    uint64_t rt = 0;
+    CU_TRY(cuMemCreate(&h, env.gran, &env.prop, 0));
+    CU_TRY(cuMemAddressReserve(&va, env.gran, 0, 0, 0));
+    cu_map_access(va, env.gran, h, &env.rw, env.read_cycles, &rt);  /* makes the page table */
+    CU_TRY(cuMemUnmap(va, env.gran));
+    double runs[5];
+    for (int r = 0; r < 5; r++) {
+        double t = 0;
+        for (int i = 0; i < 20; i++) {
+            double a = bench_us();
+            cu_map_access(va, env.gran, h, &env.rw, env.read_cycles, &rt);
+            t += bench_us() - a;
+            CU_TRY(cuMemUnmap(va, env.gran));
+        }
+        runs[r] = t / 20;
+    }
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++)
+            if (runs[j] < runs[i]) { double x = runs[i]; runs[i] = runs[j]; runs[j] = x; }
+    CU_TRY(cuMemRelease(h));
+    CU_TRY(cuMemAddressFree(va, env.gran));
+    printf("us %.1f\nrt %" PRIu64 "\nremote %d\n", runs[2], rt, vmgpu_dev_is_remote(cdev));
+    return 0;
+}
+
+/* Runs this program's --cuda-map-probe with VMGPU_SERVER=via; 0 and its figures, or -1. */
+static int run_cuda_map_probe(const char *via, double *us, uint64_t *rt)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return -1;
+    self[n] = 0;
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "VMGPU_SERVER=%s '%s' --cuda-map-probe", via, self);
+    fflush(stdout);
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    char line[128];
+    int got = 0, remote = -1;
+    while (fgets(line, sizeof line, p)) {
+        unsigned long long v;
+        if (sscanf(line, "us %lf", us) == 1) got |= 1;
+        else if (sscanf(line, "rt %llu", &v) == 1) { *rt = v; got |= 2; }
+        else if (sscanf(line, "remote %d", &remote) == 1) got |= 4;
+    }
+    int st = pclose(p);
+    /* the figures must come from the way asked for: through the server exactly when via is 1 */
+    if (st != 0 || got != 7 || remote != (strcmp(via, "1") == 0)) return -1;
+    return 0;
+}
+
 static void server_bench(void)
 {
     char err[320];
@@ -643,6 +705,19 @@ static void server_bench(void)
         vmgpu_dev_close(local);
         dev = NULL;
     }
+    /* The same through libcuda: cuMemMap + cuMemSetAccess of a granule in a process whose CUDA
+     * goes through the device server, and in one whose device is in the process. */
+    fprintf(stderr, "vmgpu-bench: cuMemMap through the device server and in-process...\n");
+    double us_s = 0, us_i = 0;
+    uint64_t rt_s = 0, rt_i = 0;
+    if (run_cuda_map_probe("1", &us_s, &rt_s) || run_cuda_map_probe("0", &us_i, &rt_i)) {
+        fprintf(stderr, "vmgpu-bench: the cuMemMap probe failed\n");
+        exit(1);
+    }
+    printf("server_cuda_map_granule_us %.1f us\n", us_s);
+    printf("server_cuda_map_granule_link_round_trips %" PRIu64 "\n", rt_s);
+    printf("inproc_cuda_map_granule_us %.1f us\n", us_i);
+    printf("inproc_cuda_map_granule_link_round_trips %" PRIu64 "\n", rt_i);
 }
 
 int main(int argc, char **argv)
@@ -654,6 +729,7 @@ int main(int argc, char **argv)
     /* --device SPEC: the same as VMGPU_DEVICE=SPEC (e.g. --device sim-board). */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--device") && i + 1 < argc) setenv("VMGPU_DEVICE", argv[++i], 1);
+        else if (!strcmp(argv[i], "--cuda-map-probe")) return cuda_map_probe();
         else {
             fprintf(stderr, "usage: %s [--device sim|sim-board|serial:/dev/ttyUSB0[@baud]|ftdi[:vid:pid[:serial]]]\n", argv[0]);
             return 2;
