@@ -321,6 +321,17 @@ static void gen_binop(cg *g) {
       return;
     }
   }
+  if (is_mul && !hi && b->kind == O_IMM) {  // by a power of two: the low word is a shift
+    uint32_t m = (uint32_t)b->imm;
+    if (m && (m & (m - 1)) == 0) {
+      int sh = 0;
+      while ((1u << sh) != m) ++sh;
+      int a = src(g, &in->o[1], S0);
+      emit(g, rv_slli(rd, a, sh));
+      put(g, d, rd);
+      return;
+    }
+  }
   int a = src(g, &in->o[1], S0), r2 = src(g, b, S1);
   if (!strcmp(op, "min") || !strcmp(op, "max")) {
     enum rv_op cmp = t.is_signed ? RV_SLT : RV_SLTU;
@@ -540,6 +551,10 @@ static void gen_cvt(cg *g) {
   only_mods(g, "u8 u16 u32 u64 s8 s16 s32 s64");
   int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
   int x = src(g, &in->o[1], S0);
+  if (st.bits >= 32 && dt.bits >= 32) {  // 32 <-> 64: the low word is the value
+    put(g, d, x);
+    return;
+  }
   extend(g, T0, x, st.bits, st.is_signed);
   extend(g, rd, T0, dt.bits, dt.is_signed);
   if (rc_of(g, d) == RC_B16 && !(dt.bits == 16 && !dt.is_signed)) zext16(g, rd, rd);
