@@ -46,6 +46,7 @@ ptx_status ptx_translate(const char *text, size_t len, const ptx_options *opt, p
   c.err = err;
   c.opt.shared_base = opt && opt->shared_base ? opt->shared_base : 0xFF000000u;
   c.opt.shared_limit = opt && opt->shared_limit ? opt->shared_limit : 4096u;
+  c.opt.max_regs = opt && opt->max_regs && opt->max_regs < PTX_NUM_ALLOC ? opt->max_regs : PTX_NUM_ALLOC;
   ptx_module *m = calloc(1, sizeof *m);
   kernel_ir k;
   memset(&k, 0, sizeof k);

@@ -158,7 +158,7 @@ void ptx_regalloc(ptx_ctx *c, kernel_ir *k) {
       }
     }
     int phys = -1;
-    for (int p = 0; p < PTX_NUM_ALLOC && phys < 0; ++p)
+    for (int p = 0; p < (int)c->opt.max_regs && phys < 0; ++p)
       if (owner[ptx_alloc_regs[p]] < 0) phys = ptx_alloc_regs[p];
     if (phys >= 0) {
       v->phys = phys;

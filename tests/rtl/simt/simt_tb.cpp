@@ -61,6 +61,7 @@ struct Memory {
 struct Options {
   unsigned latency = 1;
   bool backpressure = false;
+  unsigned max_regs = 0;  // PTX: registers the translator may use (fewer force spills)
   int lanes = 0, warps = 0;  // from the model's parameters, found by the launch below
 };
 
@@ -652,7 +653,7 @@ int test_atomics(Bench &b, uint32_t entry) {
 constexpr uint32_t kCodeBase = 0x10000u;
 
 // Translates a PTX file (one kernel) and maps its code read-only at kCodeBase.
-bool load_ptx(const std::string &path, Memory &mem, ptx_module **mod, uint32_t *entry) {
+bool load_ptx(const std::string &path, unsigned max_regs, Memory &mem, ptx_module **mod, uint32_t *entry) {
   std::ifstream f(path, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (text.empty()) {
@@ -660,7 +661,9 @@ bool load_ptx(const std::string &path, Memory &mem, ptx_module **mod, uint32_t *
     return false;
   }
   ptx_error err;
-  ptx_status st = ptx_translate(text.data(), text.size(), nullptr, mod, &err);
+  ptx_options opt = {};
+  opt.max_regs = max_regs;
+  ptx_status st = ptx_translate(text.data(), text.size(), &opt, mod, &err);
   if (st != PTX_OK) {
     std::printf("%s: %s at line %d (%s): %s\n", path.c_str(), ptx_status_name(st), err.line,
                 err.instr, err.message);
@@ -693,7 +696,7 @@ int main(int argc, char **argv) {
     std::printf("usage: %s vadd|vadd_big|collatz|reduce|index2d|muldiv|oob|spin kernel.elf "
                 "[--latency N] [--backpressure]\n"
                 "       %s ptx_vadd|ptx_vadd_gs|ptx_collatz|ptx_reduce|ptx_index2d|ptx_oob|ptx_spin|"
-                "ptx_intops|ptx_atomics kernel.ptx [--latency N] [--backpressure]\n", argv[0], argv[0]);
+                "ptx_intops|ptx_atomics kernel.ptx [--latency N] [--backpressure] [--max-regs N]\n", argv[0], argv[0]);
     return 2;
   }
   std::string test = argv[1], elf = argv[2];
@@ -702,6 +705,7 @@ int main(int argc, char **argv) {
     std::string a = argv[i];
     if (a == "--latency" && i + 1 < argc) o.latency = std::atoi(argv[++i]);
     else if (a == "--backpressure") o.backpressure = true;
+    else if (a == "--max-regs" && i + 1 < argc) o.max_regs = std::atoi(argv[++i]);
   }
   o.lanes = lanes_of_model();
   o.warps = slots_of_model() / o.lanes;
@@ -710,7 +714,8 @@ int main(int argc, char **argv) {
   ptx_module *mod = nullptr;
   if (test.compare(0, 4, "ptx_") == 0) {
     test = test.substr(4);
-    if (!load_ptx(elf, b.mem, &mod, &img.entry)) return 1;
+    if (!load_ptx(elf, o.max_regs, b.mem, &mod, &img.entry)) return 1;
+    if (o.max_regs) CHECK(mod->kernels[0].num_spilled > 0, "--max-regs %u spilled nothing", o.max_regs);
     img.ok = true;
   } else {
     img = load_elf(elf, b.mem);

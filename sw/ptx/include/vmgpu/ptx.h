@@ -71,6 +71,8 @@ typedef struct ptx_module {
 typedef struct ptx_options {
   uint32_t shared_base;    // VA of the shared-memory window (0: 0xFF000000, the unit's default)
   uint32_t shared_limit;   // bytes of shared memory the unit has (0: 4096)
+  uint32_t max_regs;       // RV32 registers the allocator may use, 1..24 (0: all 24); fewer
+                           // force spills (the tests use it to run the spill code)
 } ptx_options;
 
 // Translates a whole PTX module (text of `len` bytes; need not be NUL-terminated).
