@@ -75,8 +75,11 @@ fi
 # VMGPU_VENV picks another place (default: .venv in the repository). Versions are pinned so that a
 # new release cannot change what CI tests; tests/python/README.md says how to move them.
 venv=${VMGPU_VENV:-$(cd "$(dirname "$0")/.." && pwd)/.venv}
-py_pkgs=(cuda-bindings==13.5.0 cuda-core==1.2.2 numpy)
-if ! "$venv/bin/python" -c 'import cuda.bindings.driver, cuda.core, numpy' >/dev/null 2>&1; then
+# nvidia-cuda-nvrtc: NVIDIA's runtime compiler, no GPU needed; tests/ptx compiles its CUDA C test
+# kernels to PTX with it (tests/ptx/gen_ptx.py loads libnvrtc through ctypes).
+py_pkgs=(cuda-bindings==13.5.0 cuda-core==1.2.2 numpy nvidia-cuda-nvrtc==13.5.37)
+if ! "$venv/bin/python" -c 'import cuda.bindings.driver, cuda.core, numpy' >/dev/null 2>&1 ||
+   ! ls "$venv"/lib/python3*/site-packages/nvidia/cu13/lib/libnvrtc.so.* >/dev/null 2>&1; then
   echo "setup: creating $venv with ${py_pkgs[*]} (pip)"
   if ! python3 -m venv "$venv" >/dev/null 2>&1; then
     # Debian's python3 keeps venv (ensurepip) in a package of its own.

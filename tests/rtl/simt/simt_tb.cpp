@@ -5,7 +5,11 @@
 // FAULT_WRITE_DENIED (nothing is written then). Kernels are ELF files built by clang-14 from
 // kernels/*.c; every result is checked against the same computation done here.
 //
+// Kernels also come as PTX (tests/ptx: NVRTC's output of kernels/*.cu), translated here by
+// sw/ptx; the argument block is then laid out as the kernel's .param list says.
+//
 // simt_tb <test> <kernel.elf> [--latency N] [--backpressure]   (tests: see main)
+// simt_tb ptx_<test> <kernel.ptx> [--latency N] [--backpressure]
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +26,7 @@
 #include "Vsimt_core.h"
 #include "tb_check.h"
 #include "verilated.h"
+#include "vmgpu/ptx.h"
 #include "vmgpu/regs.h"
 
 namespace {
@@ -56,6 +61,7 @@ struct Memory {
 struct Options {
   unsigned latency = 1;
   bool backpressure = false;
+  unsigned max_regs = 0;  // PTX: registers the translator may use (fewer force spills)
   int lanes = 0, warps = 0;  // from the model's parameters, found by the launch below
 };
 
@@ -234,6 +240,28 @@ class Bench {
 constexpr uint32_t kArgs = 0x20000000u, kBufA = 0x30000000u, kBufB = 0x31000000u,
                    kBufC = 0x32000000u;
 
+// The kernel being run when it came from PTX (its .param layout), else null: clang's kernels
+// take a C struct of 32-bit words.
+const ptx_kernel *g_ptx_kernel = nullptr;
+
+// Writes a kernel's arguments, in order: words of a C struct, or at the .param offsets (an
+// 8-byte parameter, a pointer, gets the value in its low word and 0 in its high word).
+void fill_args(Bench &b, const std::vector<uint32_t> &v) {
+  if (!g_ptx_kernel) {
+    b.mem.fill_words(kArgs, v);
+    return;
+  }
+  const ptx_kernel *k = g_ptx_kernel;
+  CHECK(k->num_params == v.size(), "kernel %s has %u parameters, the test passes %zu", k->name,
+        k->num_params, v.size());
+  for (size_t i = 0; i < v.size() && i < k->num_params; ++i) {
+    const ptx_param &p = k->params[i];
+    CHECK(p.size == 4 || p.size == 8, "parameter %s of %u bytes", p.name, p.size);
+    b.mem.wr32(kArgs + p.offset, v[i]);
+    if (p.size == 8) b.mem.wr32(kArgs + p.offset + 4, 0);
+  }
+}
+
 void print_result(const char *name, const Result &r, unsigned lanes) {
   double ipc = r.busy_cycles ? double(r.lane_instrs) / (double(r.busy_cycles) * lanes) : 0.0;
   std::printf("%s: cycles %llu lane_instrs %u warp_instrs %u requests %llu lane_ipc %.3f\n", name,
@@ -269,7 +297,7 @@ int test_vadd(Bench &b, uint32_t entry, unsigned n, unsigned grid) {
   b.mem.fill_words(kBufB, bb);
   for (unsigned i = 0; i < n + 16; ++i) b.mem.wr32(kBufC + 4 * i, 0xDEADBEEF);
   b.mem.map(kArgs, 64, false);
-  b.mem.fill_words(kArgs, {kBufA, kBufB, kBufC, n});
+  fill_args(b, {kBufA, kBufB, kBufC, n});
   Launch l;
   l.args = kArgs;
   l.grid[0] = grid;
@@ -309,7 +337,7 @@ int test_collatz(Bench &b, uint32_t entry) {
   b.mem.fill_words(kBufA, in);
   for (unsigned i = 0; i < n + 16; ++i) b.mem.wr32(kBufB + 4 * i, 0xDEADBEEF);
   b.mem.map(kArgs, 64, false);
-  b.mem.fill_words(kArgs, {kBufA, kBufB, n, cap});
+  fill_args(b, {kBufA, kBufB, n, cap});
   Launch l;
   l.args = kArgs;
   l.grid[0] = (n + block - 1) / block;
@@ -335,7 +363,7 @@ int test_reduce(Bench &b, uint32_t entry) {
   b.mem.fill_words(kBufA, in);
   b.mem.map(kArgs, 64, false);
   const unsigned spin = 6;
-  b.mem.fill_words(kArgs, {kBufA, kBufB, spin});
+  fill_args(b, {kBufA, kBufB, spin});
   Launch l;
   l.args = kArgs;
   l.grid[0] = blocks;
@@ -371,7 +399,7 @@ int test_index2d(Bench &b, uint32_t entry) {
   b.mem.map(kBufA, 4 * words + 64, true);
   for (unsigned i = 0; i < words + 16; ++i) b.mem.wr32(kBufA + 4 * i, 0xDEADBEEF);
   b.mem.map(kArgs, 64, false);
-  b.mem.fill_words(kArgs, {kBufA, w, h});
+  fill_args(b, {kBufA, w, h});
   l.args = kArgs;
   Result r = b.run(entry, l);
   CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
@@ -405,7 +433,7 @@ int test_muldiv(Bench &b, uint32_t entry) {
   b.mem.fill_words(kBufA, a);
   b.mem.fill_words(kBufB, bv);
   b.mem.map(kArgs, 64, false);
-  b.mem.fill_words(kArgs, {kBufA, kBufB, kBufC, n});
+  fill_args(b, {kBufA, kBufB, kBufC, n});
   Launch l;
   l.args = kArgs;
   l.grid[0] = 2;
@@ -444,7 +472,7 @@ int test_oob(Bench &b, uint32_t entry, const Options &o) {
   for (uint32_t va = kBufA; va < page_end; va += 4) b.mem.wr32(va, 0xDEADBEEF);
   for (unsigned i = 0; i < n; ++i) b.mem.wr32(kBufB + 4 * i, 0);
   b.mem.map(kArgs, 64, false);
-  b.mem.fill_words(kArgs, {out, kBufB, n});
+  fill_args(b, {out, kBufB, n});
   Launch l;
   l.args = kArgs;
   l.grid[0] = 2;
@@ -512,7 +540,7 @@ int test_spin(Bench &b, uint32_t entry) {
   const unsigned iters = 400, threads = slots_of_model();
   b.mem.map(kBufA, 4 * threads, true);
   b.mem.map(kArgs, 64, false);
-  b.mem.fill_words(kArgs, {kBufA, iters});
+  fill_args(b, {kBufA, iters});
   Launch l;
   l.args = kArgs;
   l.block[0] = threads;
@@ -526,13 +554,149 @@ int test_spin(Bench &b, uint32_t entry) {
   return 0;
 }
 
+// intops.cu: 16 results per pair, computed here the way the CUDA source says (C's int
+// arithmetic wraps on the GPU: done here in uint32_t)
+void intops_ref(uint32_t ux, uint32_t uy, uint32_t o[16]) {
+  int32_t x = (int32_t)ux, y = (int32_t)uy;
+  o[0] = (uint32_t)(x < y ? x : y);
+  o[1] = ux > uy ? ux : uy;
+  o[2] = (uint32_t)((int64_t(x) * int64_t(y)) >> 32);
+  o[3] = (uint32_t)((uint64_t(ux) * uint64_t(uy)) >> 32);
+  o[4] = x < y ? ux - uy : ux ^ uy;
+  int32_t d = y == 0 ? 7 : y;
+  o[5] = (x == INT32_MIN && d == -1) ? 0 : (uint32_t)(x / d);
+  uint32_t ud = uy == 0 ? 9u : uy;
+  o[6] = ux % ud;
+  o[7] = (uint32_t)(x >> (uy & 31)) + (ux >> (uy & 31)) + (ux << (uy & 15));
+  o[8] = (x < 0 ? 0u - ux : ux) ^ (0u - uy);
+  o[9] = (ux <= uy) + 2u * (x >= y) + 4u * (x != y) + 8u * (ux > uy);
+  o[10] = ux * uy + (ux & ~uy) - (ux | uy);
+  o[11] = ux * (uint32_t)(int32_t)(int16_t)uy;
+  o[12] = (uint32_t)(int32_t)(int8_t)ux + (uy & 0xFFFF);
+  uint32_t acc = 0;
+  for (uint32_t k = 0; k < (uy & 7); ++k) acc = acc * 31u + (ux >> k);
+  o[13] = acc;
+  o[14] = (uint32_t)(x > -5 ? x : -5) + (ux < 100u ? ux : 100u);
+  o[15] = ((x > 0 && y > 0) || x < -100) ? 1u : 0xFFFFFFFFu;
+}
+
+int test_intops(Bench &b, uint32_t entry) {
+  std::vector<uint32_t> a = {0, 1, 7, 0xFFFFFFF9u, 0x80000000u, 0x80000000u, 5, 0xFFFFFFFFu,
+                             0x7FFFFFFFu, 0x80000000u, 123456789, 0xDEADBEEFu, 100, 0xFFFFFF00u,
+                             0x7FFFFFFFu, 3};
+  std::vector<uint32_t> bv = {0, 0, 2, 2, 0xFFFFFFFFu, 0, 0xFFFFFFF9u, 0xFFFFFFFFu, 0x7FFFFFFFu,
+                              0x80000000u, 0xFFFFFF85u, 0x12345u, 0xFFFFFFFFu, 0x8001u,
+                              0xFFFFFFFFu, 0x80000001u};
+  std::mt19937 g(5);
+  for (int i = 0; i < 40; ++i) a.push_back(i % 4 ? g() : g() % 300 - 150), bv.push_back(i % 3 ? g() : g() % 64);
+  const unsigned n = a.size();
+  b.mem.map(kBufA, 4 * n, false);
+  b.mem.map(kBufB, 4 * n, false);
+  b.mem.map(kBufC, 64 * n, true);
+  b.mem.fill_words(kBufA, a);
+  b.mem.fill_words(kBufB, bv);
+  b.mem.map(kArgs, 64, false);
+  fill_args(b, {kBufA, kBufB, kBufC, n});
+  Launch l;
+  l.args = kArgs;
+  l.grid[0] = 2;
+  l.block[0] = slots_of_model();
+  Result r = b.run(entry, l);
+  CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+  unsigned bad = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    uint32_t want[16];
+    intops_ref(a[i], bv[i], want);
+    for (int k = 0; k < 16; ++k) {
+      uint32_t got = b.mem.rd32(kBufC + 4 * (16 * i + k));
+      if (got != want[k] && bad++ < 12)
+        std::printf("intops o[%d](0x%08x, 0x%08x) = 0x%08x, want 0x%08x\n", k, a[i], bv[i], got, want[k]);
+    }
+  }
+  CHECK(bad == 0, "%u wrong results of %u", bad, 16 * n);
+  print_result("intops", r, lanes_of_model());
+  return 0;
+}
+
+// atomics.cu: translated (marked as needing atomics) into RV32A AMOs, which the unit does not
+// execute yet: the kernel must stop at the first one with an illegal-instruction fault, and no
+// atomic may have changed memory.
+int test_atomics(Bench &b, uint32_t entry) {
+  CHECK(g_ptx_kernel && (g_ptx_kernel->flags & PTX_KERNEL_NEEDS_ATOMICS), "kernel not marked as needing atomics");
+  const unsigned n = 20;
+  std::vector<uint32_t> in(n);
+  for (unsigned i = 0; i < n; ++i) in[i] = i * 7;
+  b.mem.map(kBufA, 4 * n, false);
+  b.mem.fill_words(kBufA, in);
+  b.mem.map(kBufB, 4 * 32, true);
+  b.mem.map(kBufC, 4, true);
+  for (unsigned i = 0; i < 32; ++i) b.mem.wr32(kBufB + 4 * i, 0);
+  b.mem.wr32(kBufC, 0);
+  b.mem.map(kArgs, 64, false);
+  fill_args(b, {kBufA, kBufB, kBufC, n});
+  Launch l;
+  l.args = kArgs;
+  l.grid[0] = 2;
+  l.block[0] = slots_of_model();
+  Result r = b.run(entry, l);
+  CHECK(r.fault, "no fault: the unit executed an AMO it does not have");
+  CHECK(r.fault_access == 3 && r.fault_reason == VMGPU_FAULT_BAD_COMMAND,
+        "fault access %u reason %u, want 3 and FAULT_BAD_COMMAND", r.fault_access, r.fault_reason);
+  uint32_t inst = b.mem.rd32(r.fault_pc);
+  CHECK((inst & 0x7F) == 0x2F, "fault PC 0x%08x holds 0x%08x, not an AMO", r.fault_pc, inst);
+  for (unsigned i = 0; i < 32; ++i) CHECK(b.mem.rd32(kBufB + 4 * i) == 0, "bins[%u] changed", i);
+  std::printf("atomics: stopped at the AMO 0x%08x, pc 0x%08x, lane %u warp %u\n", inst, r.fault_pc,
+              r.fault_lane, r.fault_warp);
+  return 0;
+}
+
+constexpr uint32_t kCodeBase = 0x10000u;
+
+// Translates a PTX file (one kernel) and maps its code read-only at kCodeBase.
+bool load_ptx(const std::string &path, unsigned max_regs, Memory &mem, ptx_module **mod, uint32_t *entry) {
+  std::ifstream f(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (text.empty()) {
+    std::printf("cannot read %s\n", path.c_str());
+    return false;
+  }
+  ptx_error err;
+  ptx_options opt = {};
+  opt.max_regs = max_regs;
+  ptx_status st = ptx_translate(text.data(), text.size(), &opt, mod, &err);
+  if (st != PTX_OK) {
+    std::printf("%s: %s at line %d (%s): %s\n", path.c_str(), ptx_status_name(st), err.line,
+                err.instr, err.message);
+    return false;
+  }
+  if ((*mod)->num_kernels != 1) {
+    std::printf("%s: %u kernels, the test wants one\n", path.c_str(), (*mod)->num_kernels);
+    return false;
+  }
+  const ptx_kernel *k = &(*mod)->kernels[0];
+  std::printf("ptx %s: %u bytes of code, %u parameters (%u bytes), shared %u, stack %u, "
+              "%u registers (%u spilled)\n", k->name, k->code_bytes, k->num_params, k->param_bytes,
+              k->shared_bytes, k->stack_bytes, k->num_vregs, k->num_spilled);
+  if (k->stack_bytes > (1u << kStackLog2) || k->shared_bytes > 4096 || k->param_bytes > 64) {
+    std::printf("kernel %s does not fit the bench (stack, shared memory or arguments)\n", k->name);
+    return false;
+  }
+  mem.map(kCodeBase, (*mod)->code_bytes, false);
+  mem.write(kCodeBase, (*mod)->code, (*mod)->code_bytes);
+  g_ptx_kernel = k;
+  *entry = kCodeBase + k->entry;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   Verilated::commandArgs(argc, argv);
   if (argc < 3) {
     std::printf("usage: %s vadd|vadd_big|collatz|reduce|index2d|muldiv|oob|spin kernel.elf "
-                "[--latency N] [--backpressure]\n", argv[0]);
+                "[--latency N] [--backpressure]\n"
+                "       %s ptx_vadd|ptx_vadd_gs|ptx_collatz|ptx_reduce|ptx_index2d|ptx_oob|ptx_spin|"
+                "ptx_intops|ptx_atomics kernel.ptx [--latency N] [--backpressure] [--max-regs N]\n", argv[0], argv[0]);
     return 2;
   }
   std::string test = argv[1], elf = argv[2];
@@ -541,15 +705,29 @@ int main(int argc, char **argv) {
     std::string a = argv[i];
     if (a == "--latency" && i + 1 < argc) o.latency = std::atoi(argv[++i]);
     else if (a == "--backpressure") o.backpressure = true;
+    else if (a == "--max-regs" && i + 1 < argc) o.max_regs = std::atoi(argv[++i]);
   }
   o.lanes = lanes_of_model();
   o.warps = slots_of_model() / o.lanes;
   Bench b(o);
-  ElfImage img = load_elf(elf, b.mem);
+  ElfImage img;
+  ptx_module *mod = nullptr;
+  if (test.compare(0, 4, "ptx_") == 0) {
+    test = test.substr(4);
+    if (!load_ptx(elf, o.max_regs, b.mem, &mod, &img.entry)) return 1;
+    if (o.max_regs) CHECK(mod->kernels[0].num_spilled > 0, "--max-regs %u spilled nothing", o.max_regs);
+    img.ok = true;
+  } else {
+    img = load_elf(elf, b.mem);
+  }
   if (!img.ok) return 2;
   std::printf("simt %s: LANES %d WARPS %d latency %u%s\n", test.c_str(), o.lanes, o.warps,
               o.latency, o.backpressure ? " backpressure" : "");
-  if (test == "vadd") test_vadd(b, img.entry, 1000, 3);
+  const unsigned per_block = slots_of_model();
+  if (test == "vadd" && mod) test_vadd(b, img.entry, 1000, (1000 + per_block - 1) / per_block);
+  else if (test == "vadd" || test == "vadd_gs") test_vadd(b, img.entry, 1000, 3);
+  else if (test == "intops") test_intops(b, img.entry);
+  else if (test == "atomics") test_atomics(b, img.entry);
   else if (test == "vadd_big") test_vadd(b, img.entry, 4096, 4);
   else if (test == "collatz") test_collatz(b, img.entry);
   else if (test == "reduce") test_reduce(b, img.entry);
@@ -561,5 +739,7 @@ int main(int argc, char **argv) {
     std::printf("unknown test %s\n", test.c_str());
     return 2;
   }
-  return tb::summary(("simt_" + test).c_str());
+  int rc = tb::summary(((mod ? "simt_ptx_" : "simt_") + test).c_str());
+  ptx_module_free(mod);
+  return rc;
 }

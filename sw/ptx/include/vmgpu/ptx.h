@@ -1,0 +1,88 @@
+// PTX translator: PTX text (as nvcc and NVRTC emit it) -> RV32IM code for the SIMT unit
+// (rtl/simt, docs/cores.md) plus a descriptor per kernel. docs/ptx.md lists the subset, the
+// translation scheme, the register allocation and the 64 -> 32-bit address rule.
+//
+// Conventions: every call returns a ptx_status; on failure nothing is allocated and the
+// ptx_error (when given) names the line, the instruction and the reason. The translator never
+// emits code for PTX it does not understand exactly: what it cannot translate faithfully is an
+// error, not an approximation.
+#ifndef VMGPU_PTX_H
+#define VMGPU_PTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ptx_status {
+  PTX_OK = 0,
+  PTX_ERR_INVALID_VALUE = 1,  // a NULL or bad argument (CUDA_ERROR_INVALID_VALUE)
+  PTX_ERR_INVALID_PTX = 2,    // not PTX, or PTX that is wrong (CUDA_ERROR_INVALID_PTX)
+  PTX_ERR_NOT_SUPPORTED = 3,  // valid PTX this device cannot run (CUDA_ERROR_NOT_SUPPORTED)
+  PTX_ERR_NO_MEMORY = 4,      // (CUDA_ERROR_OUT_OF_MEMORY)
+} ptx_status;
+
+typedef struct ptx_error {
+  int line;             // 1-based line of the PTX text, 0 when the error has no line
+  char instr[48];       // the instruction (opcode with its modifiers) or directive, "" if none
+  char message[256];    // what is wrong, in words
+} ptx_error;
+
+// One .param entry of a kernel, as laid out in the argument block the kernel reads (CUDA's
+// kernelParams copied at their offsets). Pointers are 8 bytes: the device reads the low word
+// (the device VA is 32-bit; the high word must be 0).
+typedef struct ptx_param {
+  char name[96];
+  uint32_t offset, size, align;
+} ptx_param;
+
+enum {
+  PTX_KERNEL_NEEDS_ATOMICS = 1u << 0,  // uses atom/red: emitted as RV32A/Zacas AMOs, which the
+                                       // unit traps on today (illegal instruction fault)
+  PTX_KERNEL_DYNAMIC_SHARED = 1u << 1, // declares .extern .shared (bytes after shared_bytes)
+};
+
+typedef struct ptx_kernel {
+  char name[96];
+  uint32_t entry;          // byte offset of the kernel's first instruction in ptx_module.code
+  uint32_t code_bytes;     // its length
+  ptx_param *params;
+  uint32_t num_params;
+  uint32_t param_bytes;    // size of the argument block
+  uint32_t shared_bytes;   // static shared memory (the .shared arrays it uses)
+  uint32_t stack_bytes;    // per-thread stack: spill slots and .local arrays
+  uint32_t flags;          // PTX_KERNEL_*
+  uint32_t num_vregs;      // PTX registers declared (for the trace and the docs' figures)
+  uint32_t num_spilled;    // of them, kept on the stack
+} ptx_kernel;
+
+typedef struct ptx_module {
+  uint8_t *code;           // RV32IM machine code, position-independent, little-endian
+  uint32_t code_bytes;
+  ptx_kernel *kernels;
+  uint32_t num_kernels;
+  int ptx_version_major, ptx_version_minor;
+  char target[32];
+  int address_size;        // 32 or 64
+} ptx_module;
+
+typedef struct ptx_options {
+  uint32_t shared_base;    // VA of the shared-memory window (0: 0xFF000000, the unit's default)
+  uint32_t shared_limit;   // bytes of shared memory the unit has (0: 4096)
+  uint32_t max_regs;       // RV32 registers the allocator may use, 1..24 (0: all 24); fewer
+                           // force spills (the tests use it to run the spill code)
+} ptx_options;
+
+// Translates a whole PTX module (text of `len` bytes; need not be NUL-terminated).
+ptx_status ptx_translate(const char *text, size_t len, const ptx_options *opt, ptx_module **out,
+                         ptx_error *err);
+void ptx_module_free(ptx_module *m);
+const ptx_kernel *ptx_module_kernel(const ptx_module *m, const char *name);
+const char *ptx_status_name(ptx_status s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,93 @@
+// The translator's entry points: parse the module, then allocate registers and generate code
+// for each .entry in turn. All-or-nothing: on any error nothing is returned but the ptx_error.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_internal.h"
+
+const char *ptx_status_name(ptx_status s) {
+  switch (s) {
+    case PTX_OK: return "PTX_OK";
+    case PTX_ERR_INVALID_VALUE: return "PTX_ERR_INVALID_VALUE";
+    case PTX_ERR_INVALID_PTX: return "PTX_ERR_INVALID_PTX";
+    case PTX_ERR_NOT_SUPPORTED: return "PTX_ERR_NOT_SUPPORTED";
+    case PTX_ERR_NO_MEMORY: return "PTX_ERR_NO_MEMORY";
+  }
+  return "PTX_ERR_?";
+}
+
+void ptx_module_free(ptx_module *m) {
+  if (!m) return;
+  for (uint32_t i = 0; i < m->num_kernels; ++i) free(m->kernels[i].params);
+  free(m->kernels);
+  free(m->code);
+  free(m);
+}
+
+const ptx_kernel *ptx_module_kernel(const ptx_module *m, const char *name) {
+  if (!m || !name) return NULL;
+  for (uint32_t i = 0; i < m->num_kernels; ++i)
+    if (strcmp(m->kernels[i].name, name) == 0) return &m->kernels[i];
+  return NULL;
+}
+
+ptx_status ptx_translate(const char *text, size_t len, const ptx_options *opt, ptx_module **out,
+                         ptx_error *err) {
+  if (err) memset(err, 0, sizeof *err);
+  if (!out) return PTX_ERR_INVALID_VALUE;
+  *out = NULL;
+  if (!text) return PTX_ERR_INVALID_VALUE;
+  ptx_ctx c;
+  memset(&c, 0, sizeof c);
+  c.text = text;
+  c.len = len;
+  c.line = 1;
+  c.err = err;
+  c.opt.shared_base = opt && opt->shared_base ? opt->shared_base : 0xFF000000u;
+  c.opt.shared_limit = opt && opt->shared_limit ? opt->shared_limit : 4096u;
+  c.opt.max_regs = opt && opt->max_regs && opt->max_regs < PTX_NUM_ALLOC ? opt->max_regs : PTX_NUM_ALLOC;
+  ptx_module *m = calloc(1, sizeof *m);
+  kernel_ir k;
+  memset(&k, 0, sizeof k);
+  int cap_kernels = 0;
+  if (!m) return PTX_ERR_NO_MEMORY;
+  if (setjmp(c.fail)) {
+    kernel_ir_free(&k);
+    for (int i = 0; i < 3; ++i) free(c.tmp[i]);
+    free(c.msyms);
+    free(c.code);
+    m->code = NULL;
+    ptx_module_free(m);
+    return c.status;
+  }
+  ptx_parse_header(&c);
+  while (ptx_parse_next_kernel(&c, &k)) {
+    if (ptx_module_kernel(m, k.name))
+      ptx_fail(&c, PTX_ERR_INVALID_PTX, k.line, ".entry", "kernel %s defined twice", k.name);
+    m->kernels = ptx_grow(&c, m->kernels, &cap_kernels, (int)m->num_kernels + 1, sizeof(ptx_kernel));
+    ptx_kernel *pk = &m->kernels[m->num_kernels++];
+    memset(pk, 0, sizeof *pk);
+    snprintf(pk->name, sizeof pk->name, "%s", k.name);
+    ptx_regalloc(&c, &k);
+    ptx_codegen(&c, &k, pk);
+    pk->params = k.params;
+    pk->num_params = (uint32_t)k.nparams;
+    pk->param_bytes = k.param_bytes;
+    k.params = NULL;
+    pk->num_vregs = (uint32_t)k.nregs;
+    for (int i = 0; i < k.nregs; ++i) pk->num_spilled += k.regs[i].start >= 0 && k.regs[i].phys < 0;
+    kernel_ir_free(&k);
+  }
+  if (m->num_kernels == 0)
+    ptx_fail(&c, PTX_ERR_INVALID_PTX, c.line, NULL, "the module has no .entry");
+  m->code = c.code;
+  m->code_bytes = c.code_bytes;
+  m->ptx_version_major = c.version_major;
+  m->ptx_version_minor = c.version_minor;
+  snprintf(m->target, sizeof m->target, "%s", c.target);
+  m->address_size = c.address_size;
+  free(c.msyms);
+  *out = m;
+  return PTX_OK;
+}

@@ -1,0 +1,941 @@
+// Code generation: one kernel's PTX instructions, with registers allocated, to RV32IM words.
+//
+// Every PTX state space is one 32-bit virtual address space on the unit: .global and generic
+// addresses are device VAs, .shared variables live at shared_base + their offset, .local
+// arrays on the thread's stack, so cvta is a move and a generic access needs no check.
+// Kernel parameters are read from the argument block whose VA CSR 0xCCE holds.
+//
+// 64-bit registers hold their low word only (docs/ptx.md, "64-bit registers"): an operation
+// whose low 32 result bits depend only on the low 32 bits of its operands (add, sub, mul.lo,
+// mul.wide, mad.lo/wide, and/or/xor/not, neg, shl, cvt, mov, selp, ld) is done on the low
+// words and is exact there; one that needs the high word (shr, div, rem, min, max, setp, st of
+// 64 bits, mul.hi, ...) is refused with PTX_ERR_NOT_SUPPORTED. Addresses are the low word.
+//
+// Scratch registers: t0-t2 (x5-x7) take spilled or immediate sources, t3 (x28) and t6 (x31)
+// are temporaries of the longer expansions, t4 (x29) a spilled destination.
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_internal.h"
+#include "rv32_encode.h"
+
+enum { S0 = 5, S1 = 6, S2 = 7, T0 = 28, T1 = 31, SD = 29 };
+
+typedef struct cg {
+  ptx_ctx *c;
+  kernel_ir *k;
+  const insn *in;
+  uint32_t *buf;
+  int n, cap;
+  int *label_at;   // code word of each instruction, from the previous pass
+  int *insn_at;    // this pass
+  int long_br;     // conditional branches as an inverted branch over a jal
+  int overflow;    // a short branch did not reach
+  uint32_t local_base, frame;
+  uint32_t shared_end;
+  uint32_t flags;
+} cg;
+
+static void emit(cg *g, uint32_t w) {
+  if (g->n == g->cap) {
+    int cap = g->cap ? 2 * g->cap : 256;
+    uint32_t *b = realloc(g->buf, (size_t)cap * 4);
+    if (!b) ptx_fail(g->c, PTX_ERR_NO_MEMORY, 0, NULL, "out of host memory");
+    g->buf = b;
+    g->cap = cap;
+    g->c->tmp[0] = b;
+  }
+  g->buf[g->n++] = w;
+}
+
+static void __attribute__((noreturn, format(printf, 3, 4))) fail(cg *g, ptx_status st, const char *fmt, ...) {
+  char msg[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  ptx_fail(g->c, st, g->in->line, g->in->text, "%s", msg);
+}
+
+static int fits12(int64_t v) { return v >= -2048 && v <= 2047; }
+
+static void li(cg *g, int rd, int32_t v) {
+  if (fits12(v)) {
+    emit(g, rv_opi(RV_ADDI, rd, RV_ZERO, v));
+    return;
+  }
+  uint32_t hi = ((uint32_t)v + 0x800u) >> 12;
+  int32_t lo = (int32_t)((uint32_t)v - (hi << 12));
+  emit(g, rv_lui(rd, hi));
+  if (lo) emit(g, rv_opi(RV_ADDI, rd, rd, lo));
+}
+
+static void mv(cg *g, int rd, int rs) {
+  if (rd != rs) emit(g, rv_opi(RV_ADDI, rd, rs, 0));
+}
+
+// ------------------------------------------------------------------------------ types
+
+typedef struct tinfo {
+  int bits;        // 8, 16, 32, 64; 1 for .pred
+  int is_signed;
+  int is_float;
+} tinfo;
+
+static tinfo parse_type(const char *t) {
+  tinfo r = {0, 0, 0};
+  if (!t) return r;
+  if (!strcmp(t, "pred")) return (tinfo){1, 0, 0};
+  r.is_signed = t[0] == 's';
+  r.is_float = t[0] == 'f' || !strncmp(t, "bf", 2);
+  const char *d = t;
+  while (*d && (*d < '0' || *d > '9')) ++d;
+  r.bits = atoi(d);
+  if (strstr(t, "x2")) r.bits = 32;
+  return r;
+}
+
+// The instruction's (last) type; f32/f64 arithmetic and 16-bit arithmetic are refused here.
+static tinfo int_type(cg *g, int allow64, int allow_pred) {
+  const char *t = insn_type(g->in);
+  if (!t) fail(g, PTX_ERR_INVALID_PTX, "%s needs a type", g->in->op);
+  tinfo ti = parse_type(t);
+  if (ti.is_float)
+    fail(g, PTX_ERR_NOT_SUPPORTED,
+         "floating-point %s (.%s) needs the F extension, which the SIMT unit does not have yet",
+         g->in->op, t);
+  if (ti.bits == 1 && !allow_pred) fail(g, PTX_ERR_INVALID_PTX, ".pred is not a type of %s", g->in->op);
+  if (ti.bits == 8 || ti.bits == 16)
+    fail(g, PTX_ERR_NOT_SUPPORTED, "%d-bit integer %s is not supported", ti.bits, g->in->op);
+  if (ti.bits == 64 && !allow64)
+    fail(g, PTX_ERR_NOT_SUPPORTED,
+         "64-bit %s needs the registers' high word; 64-bit registers hold only their low word "
+         "(docs/ptx.md, \"64-bit registers\")", g->in->op);
+  if (ti.bits > 64) fail(g, PTX_ERR_NOT_SUPPORTED, "type .%s is not supported", t);
+  return ti;
+}
+
+// Every modifier of the instruction must be in `allowed` (space-separated), so that nothing
+// that changes the meaning is ignored.
+static void only_mods(cg *g, const char *allowed) {
+  for (int i = 0; i < g->in->nmods; ++i) {
+    const char *m = g->in->mods[i];
+    size_t ml = strlen(m);
+    const char *p = allowed;
+    int ok = 0;
+    while (*p && !ok) {
+      const char *e = strchr(p, ' ');
+      size_t l = e ? (size_t)(e - p) : strlen(p);
+      ok = l == ml && strncmp(p, m, l) == 0;
+      p = e ? e + 1 : p + l;
+    }
+    if (!ok) fail(g, PTX_ERR_NOT_SUPPORTED, "modifier .%s of %s is not supported", m, g->in->op);
+  }
+}
+
+static void need_opnds(cg *g, int n) {
+  if (g->in->nopnd != n) fail(g, PTX_ERR_INVALID_PTX, "%s takes %d operands, found %d", g->in->op, n, g->in->nopnd);
+}
+
+// ------------------------------------------------------------------------------ operands
+
+static const vreg *reg_of(cg *g, int r) {
+  const vreg *v = &g->k->regs[r];
+  if (v->rc == RC_F64) fail(g, PTX_ERR_NOT_SUPPORTED, "f64 registers need the D extension, which the unit does not have");
+  return v;
+}
+
+static uint32_t sym_va_or_sp(cg *g, const sym *s, int64_t imm, int *on_stack) {
+  *on_stack = 0;
+  if (s->kind == SYM_SHARED) {
+    uint32_t off = s->value;
+    if (off == UINT32_MAX) off = (g->c->shared_bytes + 15u) & ~15u;  // dynamic shared
+    else if (off + s->size > g->shared_end) g->shared_end = off + s->size;
+    return g->c->opt.shared_base + off + (uint32_t)imm;
+  }
+  if (s->kind == SYM_LOCAL) {
+    *on_stack = 1;
+    return g->local_base + s->value + (uint32_t)imm;
+  }
+  if (s->kind == SYM_PARAM) fail(g, PTX_ERR_NOT_SUPPORTED, "the address of kernel parameter %s is not supported", s->name);
+  fail(g, PTX_ERR_INVALID_PTX, "%s is a label, not a variable", s->name);
+}
+
+// A source operand in a register: its own, or `scratch` loaded with it.
+static int src(cg *g, const opnd *o, int scratch) {
+  switch (o->kind) {
+    case O_REG: {
+      const vreg *v = reg_of(g, o->reg);
+      if (v->phys >= 0) return v->phys;
+      emit(g, rv_load(2, scratch, RV_SP, v->slot));
+      return scratch;
+    }
+    case O_IMM:
+      if ((int32_t)o->imm == 0) return RV_ZERO;
+      li(g, scratch, (int32_t)o->imm);
+      return scratch;
+    case O_SREG:
+      emit(g, rv_csrrs(scratch, (uint32_t)o->sreg, RV_ZERO));
+      return scratch;
+    case O_SYM: {
+      int on_stack;
+      uint32_t v = sym_va_or_sp(g, &g->k->syms[o->sym], o->imm, &on_stack);
+      if (on_stack) {
+        if (!fits12((int32_t)v)) fail(g, PTX_ERR_NOT_SUPPORTED, "stack offset %u too large", v);
+        emit(g, rv_opi(RV_ADDI, scratch, RV_SP, (int32_t)v));
+      } else {
+        li(g, scratch, (int32_t)v);
+      }
+      return scratch;
+    }
+    default:
+      fail(g, PTX_ERR_INVALID_PTX, "bad source operand of %s", g->in->op);
+  }
+}
+
+static int dst_vreg(cg *g, const opnd *o) {
+  if (o->kind != O_REG) fail(g, PTX_ERR_INVALID_PTX, "the destination of %s must be a register", g->in->op);
+  reg_of(g, o->reg);
+  return o->reg;
+}
+static int dst(cg *g, int vr) {
+  const vreg *v = &g->k->regs[vr];
+  return v->phys >= 0 ? v->phys : SD;
+}
+static void put(cg *g, int vr, int r) {
+  const vreg *v = &g->k->regs[vr];
+  if (v->phys >= 0) mv(g, v->phys, r);
+  else emit(g, rv_store(2, r, RV_SP, v->slot));
+}
+static int rc_of(cg *g, int vr) { return g->k->regs[vr].rc; }
+
+// Zero-extends the low 16 bits (a 16-bit register's canonical form).
+static void zext16(cg *g, int rd, int rs) {
+  emit(g, rv_slli(rd, rs, 16));
+  emit(g, rv_srli(rd, rd, 16));
+}
+static void extend(cg *g, int rd, int rs, int bits, int is_signed) {
+  if (bits >= 32 || bits <= 1) {
+    mv(g, rd, rs);
+    return;
+  }
+  if (!is_signed && bits == 8) {
+    emit(g, rv_opi(RV_ANDI, rd, rs, 0xFF));
+    return;
+  }
+  emit(g, rv_slli(rd, rs, 32 - bits));
+  emit(g, is_signed ? rv_srai(rd, rd, 32 - bits) : rv_srli(rd, rd, 32 - bits));
+}
+
+// rd = p ? a : b, branch-free (p is 0 or 1); rd may be any of them
+static void select_reg(cg *g, int rd, int p, int a, int b) {
+  emit(g, rv_op(RV_SUB, T0, RV_ZERO, p));
+  emit(g, rv_op(RV_XOR, T1, a, b));
+  emit(g, rv_op(RV_AND, T0, T0, T1));
+  emit(g, rv_op(RV_XOR, rd, b, T0));
+}
+
+// ------------------------------------------------------------------------------ branches
+
+static void branch_to(cg *g, uint32_t f3, int rs1, int rs2, int target_insn) {
+  int target = g->label_at ? g->label_at[target_insn] : g->n;
+  if (!g->long_br) {
+    int32_t off = (target - g->n) * 4;
+    if (off < -4096 || off > 4094) g->overflow = 1;
+    emit(g, rv_b(off, rs2, rs1, f3));
+    return;
+  }
+  emit(g, rv_b(8, rs2, rs1, f3 ^ 1));
+  int32_t off = (target - g->n) * 4;
+  if (off < -(1 << 20) || off >= (1 << 20)) fail(g, PTX_ERR_NOT_SUPPORTED, "branch beyond 1 MiB");
+  emit(g, rv_j(off, RV_ZERO));
+}
+
+static int label_target(cg *g, const opnd *o) {
+  if (o->kind != O_SYM || g->k->syms[o->sym].kind != SYM_LABEL)
+    fail(g, PTX_ERR_INVALID_PTX, "%s needs a label", g->in->op);
+  return (int)g->k->syms[o->sym].value;
+}
+
+// ------------------------------------------------------------------------------ handlers
+
+static void gen_bra(cg *g) {
+  only_mods(g, "uni");
+  need_opnds(g, 1);
+  int t = label_target(g, &g->in->o[0]);
+  if (g->in->guard >= 0) {
+    opnd p = {.kind = O_REG, .reg = g->in->guard};
+    int r = src(g, &p, S0);
+    branch_to(g, g->in->guard_neg ? 0 : 1, r, RV_ZERO, t);  // beq/bne r, zero
+    return;
+  }
+  int target = g->label_at ? g->label_at[t] : g->n;
+  emit(g, rv_j((target - g->n) * 4, RV_ZERO));
+}
+
+// add sub and or xor mul div rem min max
+static void gen_binop(cg *g) {
+  const insn *in = g->in;
+  const char *op = in->op;
+  int is_logic = !strcmp(op, "and") || !strcmp(op, "or") || !strcmp(op, "xor");
+  int is_mul = !strcmp(op, "mul");
+  if (is_mul) only_mods(g, "lo hi wide s32 u32 s64 u64 s16 u16 f32 f64 rn rz rm rp ftz sat");
+  else if (is_logic) only_mods(g, "b32 b64 pred b16");
+  else only_mods(g, "s32 u32 s64 u64 b32 b64 s16 u16 f32 f64 rn rz rm rp ftz sat full approx");
+  need_opnds(g, 3);
+  if (is_mul && insn_has(in, "wide") && parse_type(insn_type(in)).bits == 16) {
+    // 16 x 16 -> 32: the operands extended by the type's sign, then one mul
+    tinfo t16 = parse_type(insn_type(in));
+    int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
+    extend(g, S0, src(g, &in->o[1], S0), 16, t16.is_signed);
+    extend(g, S1, src(g, &in->o[2], S1), 16, t16.is_signed);
+    emit(g, rv_op(RV_MUL, rd, S0, S1));
+    put(g, d, rd);
+    return;
+  }
+  tinfo t = int_type(g, 1, is_logic);
+  if (insn_has(in, "sat")) fail(g, PTX_ERR_NOT_SUPPORTED, ".sat is not supported");
+  int hi = is_mul && insn_has(in, "hi"), wide = is_mul && insn_has(in, "wide");
+  if (is_mul && !hi && !wide && !insn_has(in, "lo")) fail(g, PTX_ERR_INVALID_PTX, "mul needs .lo, .hi or .wide");
+  int narrow64 = t.bits == 64 || wide;
+  if (t.bits == 64 && !(!strcmp(op, "add") || !strcmp(op, "sub") || is_logic || (is_mul && !hi)))
+    fail(g, PTX_ERR_NOT_SUPPORTED,
+         "64-bit %s needs the registers' high word; 64-bit registers hold only their low word "
+         "(docs/ptx.md, \"64-bit registers\")", in->text);
+  (void)narrow64;
+  int d = dst_vreg(g, &in->o[0]);
+  int rd = dst(g, d);
+  const opnd *b = &in->o[2];
+  // immediate forms
+  if (b->kind == O_IMM && (!strcmp(op, "add") || !strcmp(op, "sub") || is_logic)) {
+    int64_t imm = (int32_t)b->imm;
+    if (!strcmp(op, "sub")) imm = -imm;
+    if (fits12(imm)) {
+      int a = src(g, &in->o[1], S0);
+      uint32_t f3 = !strcmp(op, "and") ? RV_ANDI : !strcmp(op, "or") ? RV_ORI
+                  : !strcmp(op, "xor") ? RV_XORI : RV_ADDI;
+      emit(g, rv_opi(f3, rd, a, (int32_t)imm));
+      put(g, d, rd);
+      return;
+    }
+  }
+  if (is_mul && !hi && b->kind == O_IMM) {  // by a power of two: the low word is a shift
+    uint32_t m = (uint32_t)b->imm;
+    if (m && (m & (m - 1)) == 0) {
+      int sh = 0;
+      while ((1u << sh) != m) ++sh;
+      int a = src(g, &in->o[1], S0);
+      emit(g, rv_slli(rd, a, sh));
+      put(g, d, rd);
+      return;
+    }
+  }
+  int a = src(g, &in->o[1], S0), r2 = src(g, b, S1);
+  if (!strcmp(op, "min") || !strcmp(op, "max")) {
+    enum rv_op cmp = t.is_signed ? RV_SLT : RV_SLTU;
+    if (!strcmp(op, "min")) emit(g, rv_op(cmp, S2, a, r2));  // a < b: take a
+    else emit(g, rv_op(cmp, S2, r2, a));                      // b < a: take a
+    select_reg(g, rd, S2, a, r2);
+    put(g, d, rd);
+    return;
+  }
+  enum rv_op o;
+  if (!strcmp(op, "add")) o = RV_ADD;
+  else if (!strcmp(op, "sub")) o = RV_SUB;
+  else if (!strcmp(op, "and")) o = RV_AND;
+  else if (!strcmp(op, "or")) o = RV_OR;
+  else if (!strcmp(op, "xor")) o = RV_XOR;
+  else if (is_mul) o = hi ? (t.is_signed ? RV_MULH : RV_MULHU) : RV_MUL;
+  else if (!strcmp(op, "div")) o = t.is_signed ? RV_DIV : RV_DIVU;
+  else o = t.is_signed ? RV_REM : RV_REMU;
+  emit(g, rv_op(o, rd, a, r2));
+  put(g, d, rd);
+}
+
+static void gen_mad(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "lo hi wide s32 u32 s64 u64 f32 f64 rn rz rm rp ftz sat s16 u16");
+  need_opnds(g, 4);
+  tinfo t = int_type(g, 1, 0);
+  if (insn_has(in, "sat")) fail(g, PTX_ERR_NOT_SUPPORTED, ".sat is not supported");
+  int hi = insn_has(in, "hi");
+  if (t.bits == 64 && hi) fail(g, PTX_ERR_NOT_SUPPORTED, "64-bit mad.hi needs the registers' high word (docs/ptx.md)");
+  int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
+  int a = src(g, &in->o[1], S0), b = src(g, &in->o[2], S1), c = src(g, &in->o[3], S2);
+  emit(g, rv_op(hi ? (t.is_signed ? RV_MULH : RV_MULHU) : RV_MUL, T0, a, b));
+  emit(g, rv_op(RV_ADD, rd, T0, c));
+  put(g, d, rd);
+}
+
+static void gen_shift(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "b32 b64 s32 u32 s64 u64 b16 s16 u16");
+  need_opnds(g, 3);
+  int is_shl = !strcmp(in->op, "shl");
+  tinfo t = int_type(g, is_shl, 0);  // shl.b64's low word is exact; shr needs the high word
+  int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
+  int arith = !is_shl && t.is_signed;
+  const opnd *amt = &in->o[2];
+  int a = src(g, &in->o[1], S0);
+  if (amt->kind == O_IMM) {
+    uint64_t n = (uint64_t)amt->imm;
+    if (n >= 32) {
+      if (arith) emit(g, rv_srai(rd, a, 31));
+      else emit(g, rv_opi(RV_ADDI, rd, RV_ZERO, 0));
+    } else {
+      emit(g, is_shl ? rv_slli(rd, a, (int)n) : arith ? rv_srai(rd, a, (int)n) : rv_srli(rd, a, (int)n));
+    }
+    put(g, d, rd);
+    return;
+  }
+  // PTX clamps the amount (>= width: all zeros or all sign bits); RV32 uses its low 5 bits
+  int n = src(g, amt, S1);
+  emit(g, rv_opi(RV_SLTIU, T0, n, 32));  // 1 when in range
+  if (arith) {
+    emit(g, rv_opi(RV_ADDI, T0, T0, -1));       // 0 in range, all ones beyond
+    emit(g, rv_opi(RV_ORI, T1, T0, 0));
+    emit(g, rv_opi(RV_XORI, T0, T0, -1));       // all ones in range
+    emit(g, rv_op(RV_AND, T0, T0, n));          // amount or 0
+    emit(g, rv_opi(RV_ANDI, T1, T1, 31));       // 0 or 31
+    emit(g, rv_op(RV_OR, T0, T0, T1));
+    emit(g, rv_op(RV_SRA, rd, a, T0));
+  } else {
+    emit(g, rv_op(is_shl ? RV_SLL : RV_SRL, T1, a, n));
+    emit(g, rv_op(RV_SUB, T0, RV_ZERO, T0));
+    emit(g, rv_op(RV_AND, rd, T1, T0));
+  }
+  put(g, d, rd);
+}
+
+static void gen_unary(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "s32 s64 b32 b64 pred f32 f64 ftz s16 b16");
+  need_opnds(g, 2);
+  int is_not = !strcmp(in->op, "not"), is_cnot = !strcmp(in->op, "cnot");
+  tinfo t = int_type(g, !strcmp(in->op, "neg") || is_not, is_not);
+  int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
+  int a = src(g, &in->o[1], S0);
+  if (is_not) {
+    emit(g, rv_opi(RV_XORI, rd, a, t.bits == 1 ? 1 : -1));
+  } else if (is_cnot) {
+    emit(g, rv_opi(RV_SLTIU, rd, a, 1));
+  } else if (!strcmp(in->op, "neg")) {
+    emit(g, rv_op(RV_SUB, rd, RV_ZERO, a));
+  } else {  // abs
+    emit(g, rv_srai(T0, a, 31));
+    emit(g, rv_op(RV_XOR, T1, a, T0));
+    emit(g, rv_op(RV_SUB, rd, T1, T0));
+  }
+  put(g, d, rd);
+}
+
+// setp.cmp[.bool].type p, a, b [, c]
+static void gen_setp(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "eq ne lt le gt ge lo ls hi hs and or xor s32 u32 b32 s64 u64 b64 s16 u16 b16 "
+               "f32 f64 ftz equ neu ltu leu gtu geu num nan");
+  tinfo t = int_type(g, 0, 0);
+  const char *cmp = in->nmods ? in->mods[0] : "";
+  const char *boolop = in->nmods > 2 ? in->mods[1] : NULL;
+  if (boolop && strcmp(boolop, "and") && strcmp(boolop, "or") && strcmp(boolop, "xor")) boolop = NULL;
+  need_opnds(g, boolop ? 4 : 3);
+  int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
+  if (rc_of(g, d) != RC_PRED) fail(g, PTX_ERR_INVALID_PTX, "setp writes a predicate");
+  int a = src(g, &in->o[1], S0), b = src(g, &in->o[2], S1);
+  int sgn = t.is_signed;
+  int r = boolop ? T1 : rd;
+  if (!strcmp(cmp, "eq") || !strcmp(cmp, "ne")) {
+    emit(g, rv_op(RV_SUB, T0, a, b));
+    emit(g, !strcmp(cmp, "eq") ? rv_opi(RV_SLTIU, r, T0, 1) : rv_op(RV_SLTU, r, RV_ZERO, T0));
+  } else {
+    if (!strcmp(cmp, "lo") || !strcmp(cmp, "ls") || !strcmp(cmp, "hi") || !strcmp(cmp, "hs")) sgn = 0;
+    else if (strcmp(cmp, "lt") && strcmp(cmp, "le") && strcmp(cmp, "gt") && strcmp(cmp, "ge"))
+      fail(g, PTX_ERR_INVALID_PTX, "comparison .%s is not one of the integer comparisons", cmp);
+    enum rv_op o = sgn ? RV_SLT : RV_SLTU;
+    int less = cmp[1] == 't' || cmp[1] == 'o' || cmp[1] == 's' ? (cmp[0] == 'l') : 0;
+    // lt/lo: a<b; ge/hs: !(a<b); gt/hi: b<a; le/ls: !(b<a)
+    int swap = !strcmp(cmp, "gt") || !strcmp(cmp, "hi") || !strcmp(cmp, "le") || !strcmp(cmp, "ls");
+    int inv = !strcmp(cmp, "ge") || !strcmp(cmp, "hs") || !strcmp(cmp, "le") || !strcmp(cmp, "ls");
+    (void)less;
+    emit(g, rv_op(o, r, swap ? b : a, swap ? a : b));
+    if (inv) emit(g, rv_opi(RV_XORI, r, r, 1));
+  }
+  if (boolop) {
+    int c = src(g, &in->o[3], S2);
+    enum rv_op o = !strcmp(boolop, "and") ? RV_AND : !strcmp(boolop, "or") ? RV_OR : RV_XOR;
+    emit(g, rv_op(o, rd, r, c));
+  }
+  put(g, d, rd);
+}
+
+static void gen_selp(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "b32 s32 u32 b64 s64 u64 f32 b16 s16 u16");
+  need_opnds(g, 4);
+  int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
+  int a = src(g, &in->o[1], S0), b = src(g, &in->o[2], S1), p = src(g, &in->o[3], S2);
+  select_reg(g, rd, p, a, b);
+  if (rc_of(g, d) == RC_B16) zext16(g, rd, rd);
+  put(g, d, rd);
+}
+
+// mov: registers, immediates, special registers, variable addresses, pack/unpack
+static void gen_mov(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "b16 b32 b64 u16 u32 u64 s16 s32 s64 f32 pred");
+  need_opnds(g, 2);
+  tinfo t = parse_type(insn_type(in));
+  if (t.bits == 64 && !strcmp(insn_type(in), "f64")) fail(g, PTX_ERR_NOT_SUPPORTED, "f64 is not supported");
+  const opnd *o0 = &in->o[0], *o1 = &in->o[1];
+  if (o0->kind == O_VEC) {  // unpack
+    if (t.bits == 32 && o0->nvec == 2) {
+      int x = src(g, o1, S0);
+      emit(g, rv_srli(T1, x, 16));
+      if (o0->vec[0] >= 0) zext16(g, dst(g, o0->vec[0]), x), put(g, o0->vec[0], dst(g, o0->vec[0]));
+      if (o0->vec[1] >= 0) put(g, o0->vec[1], T1);
+      return;
+    }
+    if (t.bits == 64 && o0->nvec == 2 && o0->vec[1] < 0) {
+      int x = src(g, o1, S0);
+      if (o0->vec[0] >= 0) put(g, o0->vec[0], x);
+      return;
+    }
+    fail(g, PTX_ERR_NOT_SUPPORTED, "unpacking a 64-bit register needs its high word (docs/ptx.md)");
+  }
+  int d = dst_vreg(g, o0), rd = dst(g, d);
+  if (o1->kind == O_VEC) {  // pack
+    if (t.bits == 64 && o1->nvec == 2 && o1->vec[0] >= 0) {
+      opnd lo = {.kind = O_REG, .reg = o1->vec[0]};
+      put(g, d, src(g, &lo, S0));
+      return;
+    }
+    if (t.bits == 32 && o1->nvec == 2 && o1->vec[0] >= 0 && o1->vec[1] >= 0) {
+      opnd lo = {.kind = O_REG, .reg = o1->vec[0]}, hi = {.kind = O_REG, .reg = o1->vec[1]};
+      int l = src(g, &lo, S0), h = src(g, &hi, S1);
+      emit(g, rv_slli(T0, h, 16));
+      emit(g, rv_op(RV_OR, rd, T0, l));
+      put(g, d, rd);
+      return;
+    }
+    fail(g, PTX_ERR_NOT_SUPPORTED, "this vector form of mov is not supported");
+  }
+  int x = src(g, o1, rd);
+  if (rc_of(g, d) == RC_B16 && o1->kind != O_REG) {
+    zext16(g, rd, x);
+    x = rd;
+  }
+  put(g, d, x);
+}
+
+// cvt.dtype.atype (integers only; .sat and every float form are refused)
+static void gen_cvt(cg *g) {
+  const insn *in = g->in;
+  need_opnds(g, 2);
+  const char *types[2];
+  int nt = 0;
+  for (int i = 0; i < in->nmods; ++i) {
+    tinfo ti = parse_type(in->mods[i]);
+    if (ti.bits) {
+      if (nt == 2) fail(g, PTX_ERR_INVALID_PTX, "cvt with three types");
+      types[nt++] = in->mods[i];
+    }
+  }
+  if (nt != 2) fail(g, PTX_ERR_INVALID_PTX, "cvt needs a destination and a source type");
+  tinfo dt = parse_type(types[0]), st = parse_type(types[1]);
+  if (dt.is_float || st.is_float)
+    fail(g, PTX_ERR_NOT_SUPPORTED,
+         "floating-point conversion (.%s.%s) needs the F extension, which the SIMT unit does not have yet",
+         types[0], types[1]);
+  only_mods(g, "u8 u16 u32 u64 s8 s16 s32 s64");
+  int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
+  int x = src(g, &in->o[1], S0);
+  if (st.bits >= 32 && dt.bits >= 32) {  // 32 <-> 64: the low word is the value
+    put(g, d, x);
+    return;
+  }
+  extend(g, T0, x, st.bits, st.is_signed);
+  extend(g, rd, T0, dt.bits, dt.is_signed);
+  if (rc_of(g, d) == RC_B16 && !(dt.bits == 16 && !dt.is_signed)) zext16(g, rd, rd);
+  put(g, d, rd);
+}
+
+// bfe.type d, a, pos, len and bfi.b32 d, a, b, pos, len with constant pos and len (PTX takes
+// both modulo 256 and clamps the field at bit 31)
+static void gen_bitfield(cg *g) {
+  const insn *in = g->in;
+  int is_bfi = !strcmp(in->op, "bfi");
+  only_mods(g, is_bfi ? "b32" : "u32 s32");
+  need_opnds(g, is_bfi ? 5 : 4);
+  tinfo t = int_type(g, 0, 0);
+  const opnd *po = &in->o[is_bfi ? 3 : 2], *lo = &in->o[is_bfi ? 4 : 3];
+  if (po->kind != O_IMM || lo->kind != O_IMM)
+    fail(g, PTX_ERR_NOT_SUPPORTED, "%s with a position or length in a register is not supported", in->op);
+  unsigned pos = (unsigned)po->imm & 0xFF, len = (unsigned)lo->imm & 0xFF;
+  int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
+  int a = src(g, &in->o[1], S0);
+  if (is_bfi) {
+    int b = src(g, &in->o[2], S1);
+    if (len == 0 || pos >= 32) {
+      put(g, d, b);
+      return;
+    }
+    uint32_t field = len >= 32 ? 0xFFFFFFFFu : (1u << len) - 1u;
+    uint32_t mask = field << pos;
+    li(g, T0, (int32_t)mask);
+    emit(g, rv_slli(T1, a, (int)pos));
+    emit(g, rv_op(RV_XOR, T1, T1, b));
+    emit(g, rv_op(RV_AND, T1, T1, T0));
+    emit(g, rv_op(RV_XOR, rd, b, T1));
+    put(g, d, rd);
+    return;
+  }
+  if (len == 0 || (pos >= 32 && !t.is_signed)) {
+    emit(g, rv_opi(RV_ADDI, rd, RV_ZERO, 0));
+  } else if (pos >= 32) {
+    emit(g, rv_srai(rd, a, 31));
+  } else if (pos + len >= 32) {
+    emit(g, t.is_signed ? rv_srai(rd, a, (int)pos) : rv_srli(rd, a, (int)pos));
+  } else {
+    emit(g, rv_slli(T0, a, (int)(32 - pos - len)));
+    emit(g, t.is_signed ? rv_srai(rd, T0, (int)(32 - len)) : rv_srli(rd, T0, (int)(32 - len)));
+  }
+  put(g, d, rd);
+}
+
+static void gen_cvta(cg *g) {
+  only_mods(g, "to global shared local u32 u64");
+  need_opnds(g, 2);
+  int d = dst_vreg(g, &g->in->o[0]);
+  put(g, d, src(g, &g->in->o[1], S0));
+}
+
+// An address operand as base register + 12-bit offset; `space` "param" reads the argument block.
+static void mem_addr(cg *g, const opnd *o, const char *space, int scratch, int span, int *base, int32_t *off) {
+  if (o->kind != O_MEM) fail(g, PTX_ERR_INVALID_PTX, "%s needs an address operand [..]", g->in->op);
+  if (o->sym >= 0) {
+    const sym *s = &g->k->syms[o->sym];
+    if (!strcmp(space, "param")) {
+      if (s->kind != SYM_PARAM) fail(g, PTX_ERR_NOT_SUPPORTED, "ld.param of %s, which is not a kernel parameter", s->name);
+      emit(g, rv_csrrs(scratch, 0xCCE, RV_ZERO));
+      int64_t v = (int64_t)s->value + o->imm;
+      if (!fits12(v) || !fits12(v + span)) {
+        li(g, T0, (int32_t)v);
+        emit(g, rv_op(RV_ADD, scratch, scratch, T0));
+        v = 0;
+      }
+      *base = scratch, *off = (int32_t)v;
+      return;
+    }
+    if (s->kind == SYM_PARAM) fail(g, PTX_ERR_NOT_SUPPORTED, "kernel parameter %s accessed as .%s", s->name, space);
+    int on_stack;
+    uint32_t va = sym_va_or_sp(g, s, o->imm, &on_stack);
+    if (on_stack) {
+      if (!fits12((int32_t)va + span)) fail(g, PTX_ERR_NOT_SUPPORTED, "stack offset %u too large", va);
+      *base = RV_SP, *off = (int32_t)va;
+      return;
+    }
+    li(g, scratch, (int32_t)va);
+    *base = scratch, *off = 0;
+    return;
+  }
+  if (!strcmp(space, "param")) fail(g, PTX_ERR_NOT_SUPPORTED, "ld.param through a register is not supported");
+  if (o->reg < 0) {
+    li(g, scratch, (int32_t)o->imm);
+    *base = scratch, *off = 0;
+    return;
+  }
+  opnd r = {.kind = O_REG, .reg = o->reg};
+  int b = src(g, &r, scratch);
+  int32_t v = (int32_t)o->imm;
+  if (!fits12(v) || !fits12((int64_t)v + span)) {
+    li(g, T0, v);
+    emit(g, rv_op(RV_ADD, scratch, b, T0));
+    b = scratch, v = 0;
+  }
+  *base = b, *off = v;
+}
+
+static const char *mem_space(cg *g, int *vec) {
+  const char *space = "generic";
+  *vec = 1;
+  for (int i = 0; i < g->in->nmods; ++i) {
+    const char *m = g->in->mods[i];
+    if (!strcmp(m, "global") || !strcmp(m, "shared") || !strcmp(m, "local") || !strcmp(m, "param")) space = m;
+    else if (!strcmp(m, "const")) fail(g, PTX_ERR_NOT_SUPPORTED, "the .const space is not supported (no constant bank yet)");
+    else if (!strcmp(m, "v2")) *vec = 2;
+    else if (!strcmp(m, "v4")) *vec = 4;
+  }
+  return space;
+}
+
+static void gen_ld(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "global shared local param nc ca cg cs lu cv volatile relaxed acquire weak cta gpu sys "
+               "v2 v4 u8 s8 b8 u16 s16 b16 u32 s32 b32 f32 u64 s64 b64 f64 ptr");
+  need_opnds(g, 2);
+  int nv;
+  const char *space = mem_space(g, &nv);
+  tinfo t = parse_type(insn_type(in));
+  if (!t.bits) fail(g, PTX_ERR_INVALID_PTX, "ld needs a type");
+  if (t.is_float && t.bits != 32) fail(g, PTX_ERR_NOT_SUPPORTED, "ld of .f%d is not supported", t.bits);
+  int esz = t.bits / 8;
+  if (t.bits == 64) esz = 8;
+  uint32_t f3 = t.bits == 8 ? (t.is_signed ? 0 : 4) : t.bits == 16 ? (t.is_signed ? 1 : 5) : 2;
+  const opnd *o0 = &in->o[0];
+  int dregs[4], nd = 0;
+  if (o0->kind == O_VEC) {
+    if (o0->nvec != nv) fail(g, PTX_ERR_INVALID_PTX, "vector size does not match .v%d", nv);
+    for (int i = 0; i < nv; ++i) dregs[nd++] = o0->vec[i];
+  } else {
+    if (nv != 1) fail(g, PTX_ERR_INVALID_PTX, ".v%d needs a vector destination", nv);
+    dregs[nd++] = dst_vreg(g, o0);
+  }
+  int base;
+  int32_t off;
+  mem_addr(g, &in->o[1], space, S2, esz * (nd - 1), &base, &off);
+  for (int i = 0; i < nd && base != S2 && base != RV_SP; ++i)  // a destination must not clobber the base
+    if (dregs[i] >= 0 && dst(g, dregs[i]) == base && i + 1 < nd) {
+      mv(g, S2, base);
+      base = S2;
+    }
+  for (int i = 0; i < nd; ++i) {
+    if (dregs[i] < 0) continue;
+    reg_of(g, dregs[i]);
+    int rd = dst(g, dregs[i]);
+    emit(g, rv_load(f3, rd, base, off + i * esz));  // a 64-bit load keeps the low word
+    if (rc_of(g, dregs[i]) == RC_B16 && f3 != 5 && f3 != 4) zext16(g, rd, rd);
+    put(g, dregs[i], rd);
+  }
+}
+
+static void gen_st(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "global shared local wb cg cs wt volatile relaxed release weak cta gpu sys "
+               "v2 v4 u8 s8 b8 u16 s16 b16 u32 s32 b32 f32 u64 s64 b64 f64");
+  need_opnds(g, 2);
+  int nv;
+  const char *space = mem_space(g, &nv);
+  if (!strcmp(space, "param")) fail(g, PTX_ERR_NOT_SUPPORTED, "st.param is not supported (device functions)");
+  tinfo t = parse_type(insn_type(in));
+  if (!t.bits) fail(g, PTX_ERR_INVALID_PTX, "st needs a type");
+  if (t.bits == 64)
+    fail(g, PTX_ERR_NOT_SUPPORTED,
+         "a 64-bit store needs the register's high word; 64-bit registers hold only their low word "
+         "(docs/ptx.md, \"64-bit registers\")");
+  int esz = t.bits / 8;
+  uint32_t f3 = t.bits == 8 ? 0 : t.bits == 16 ? 1 : 2;
+  const opnd *v = &in->o[1];
+  opnd el[4];
+  int ne = 0;
+  if (v->kind == O_VEC) {
+    if (v->nvec != nv) fail(g, PTX_ERR_INVALID_PTX, "vector size does not match .v%d", nv);
+    for (int i = 0; i < nv; ++i) el[ne++] = (opnd){.kind = v->vec[i] >= 0 ? O_REG : O_IMM, .reg = v->vec[i]};
+  } else {
+    if (nv != 1) fail(g, PTX_ERR_INVALID_PTX, ".v%d needs a vector source", nv);
+    el[ne++] = *v;
+  }
+  int base;
+  int32_t off;
+  mem_addr(g, &in->o[0], space, S2, esz * (ne - 1), &base, &off);
+  for (int i = 0; i < ne; ++i) {
+    int r = src(g, &el[i], S0);
+    emit(g, rv_store(f3, r, base, off + i * esz));
+  }
+}
+
+// atom.space.op.type d, [a], b [, c]  and  red.space.op.type [a], b
+static void gen_atom(cg *g) {
+  const insn *in = g->in;
+  int is_red = !strcmp(in->op, "red");
+  only_mods(g, "global shared relaxed acquire release acq_rel cta gpu sys add exch cas min max and or "
+               "xor inc dec b32 u32 s32 b64 u64 s64 f32 f64 f16 noftz");
+  int nv;
+  const char *space = mem_space(g, &nv);
+  (void)space;
+  tinfo t = parse_type(insn_type(in));
+  if (t.is_float) fail(g, PTX_ERR_NOT_SUPPORTED, "floating-point atomics need the F extension");
+  if (t.bits != 32) fail(g, PTX_ERR_NOT_SUPPORTED, "%d-bit atomics are not supported", t.bits);
+  uint32_t f5;
+  int cas = 0;
+  if (insn_has(in, "add")) f5 = 0;
+  else if (insn_has(in, "exch")) f5 = 1;
+  else if (insn_has(in, "cas")) f5 = 5, cas = 1;
+  else if (insn_has(in, "and")) f5 = 12;
+  else if (insn_has(in, "or")) f5 = 8;
+  else if (insn_has(in, "xor")) f5 = 4;
+  else if (insn_has(in, "min")) f5 = t.is_signed ? 16 : 24;
+  else if (insn_has(in, "max")) f5 = t.is_signed ? 20 : 28;
+  else fail(g, PTX_ERR_NOT_SUPPORTED, "this atomic operation has no RV32A form");
+  if (cas && is_red) fail(g, PTX_ERR_INVALID_PTX, "red has no .cas");
+  need_opnds(g, (is_red ? 2 : 3) + cas);
+  const opnd *addr = &in->o[is_red ? 0 : 1];
+  int base;
+  int32_t off;
+  mem_addr(g, addr, "global", S2, 0, &base, &off);
+  if (off) {  // AMOs have no offset
+    emit(g, rv_opi(RV_ADDI, S2, base, off));
+    base = S2;
+  }
+  int b = src(g, &in->o[is_red ? 1 : 2], S0);
+  g->flags |= PTX_KERNEL_NEEDS_ATOMICS;
+  if (is_red) {
+    emit(g, rv_amo(f5, RV_ZERO, base, b));
+    return;
+  }
+  int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
+  if (cas) {  // Zacas amocas.w: rd holds the compare value in, the old value out
+    int nw = src(g, &in->o[3], S1);
+    mv(g, T0, b);
+    emit(g, rv_amo(f5, T0, base, nw));
+    put(g, d, T0);
+    return;
+  }
+  emit(g, rv_amo(f5, rd, base, b));
+  put(g, d, rd);
+}
+
+static void gen_bar(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "sync aligned cta");
+  if (!insn_has(in, "sync")) fail(g, PTX_ERR_NOT_SUPPORTED, "%s: only bar.sync is supported", in->text);
+  if (in->nopnd != 1 || in->o[0].kind != O_IMM || in->o[0].imm != 0)
+    fail(g, PTX_ERR_NOT_SUPPORTED, "only barrier 0 with every thread of the block is supported");
+  emit(g, rv_csrrw(RV_ZERO, 0x800, RV_ZERO));
+}
+
+static void gen_fence(cg *g) {
+  only_mods(g, "cta gl sys gpu sc acq_rel");
+  emit(g, rv_fence());
+}
+
+static void gen_exit(cg *g) {
+  only_mods(g, "uni");
+  emit(g, rv_ecall());
+}
+
+static void gen_trap(cg *g) {
+  (void)g;
+  emit(g, 0x00000000u);  // an illegal instruction: the unit stops with FAULT_BAD_COMMAND
+}
+
+static const struct { const char *op; void (*gen)(cg *); } kHandlers[] = {
+    {"bra", gen_bra},     {"add", gen_binop},  {"sub", gen_binop},   {"and", gen_binop},
+    {"or", gen_binop},    {"xor", gen_binop},  {"mul", gen_binop},   {"div", gen_binop},
+    {"rem", gen_binop},   {"min", gen_binop},  {"max", gen_binop},   {"mad", gen_mad},
+    {"shl", gen_shift},   {"shr", gen_shift},  {"not", gen_unary},   {"cnot", gen_unary},
+    {"neg", gen_unary},   {"abs", gen_unary},  {"setp", gen_setp},   {"selp", gen_selp},
+    {"mov", gen_mov},     {"cvt", gen_cvt},    {"cvta", gen_cvta},   {"ld", gen_ld},
+    {"st", gen_st},       {"atom", gen_atom},  {"red", gen_atom},    {"bar", gen_bar},
+    {"barrier", gen_bar}, {"membar", gen_fence}, {"fence", gen_fence}, {"ret", gen_exit},
+    {"exit", gen_exit},   {"trap", gen_trap},  {"bfe", gen_bitfield}, {"bfi", gen_bitfield},
+    {NULL, NULL}};
+
+static const char *const kFloatOnly[] = {"fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2",
+                                         "tanh", "copysign", "testp", NULL};
+
+static void gen_insn(cg *g) {
+  const insn *in = g->in;
+  for (int i = 0; kFloatOnly[i]; ++i)
+    if (!strcmp(in->op, kFloatOnly[i]))
+      fail(g, PTX_ERR_NOT_SUPPORTED, "%s is floating-point arithmetic: it needs the F extension, "
+           "which the SIMT unit does not have yet", in->text);
+  for (int i = 0; kHandlers[i].op; ++i) {
+    if (strcmp(kHandlers[i].op, in->op) != 0) continue;
+    if (in->guard >= 0 && strcmp(in->op, "bra") != 0) {
+      // a guarded instruction: branch over it where the guard does not hold
+      opnd p = {.kind = O_REG, .reg = in->guard};
+      int r = src(g, &p, S0);
+      int at = g->n;
+      emit(g, 0);
+      kHandlers[i].gen(g);
+      g->buf[at] = rv_b((g->n - at) * 4, RV_ZERO, r, in->guard_neg ? 1 : 0);  // skip if false
+      return;
+    }
+    kHandlers[i].gen(g);
+    return;
+  }
+  fail(g, PTX_ERR_NOT_SUPPORTED, "instruction %s is not supported by the translator", in->text);
+}
+
+static void one_pass(cg *g) {
+  g->n = 0;
+  g->overflow = 0;
+  g->flags = 0;
+  g->shared_end = 0;
+  if (g->frame) {
+    emit(g, rv_csrrs(RV_SP, 0xCCF, RV_ZERO));
+    emit(g, rv_opi(RV_ADDI, RV_SP, RV_SP, -(int32_t)g->frame));
+  }
+  for (int i = 0; i < g->k->ninsns; ++i) {
+    g->insn_at[i] = g->n;
+    g->in = &g->k->insns[i];
+    if (g->in->label >= 0) continue;
+    gen_insn(g);
+  }
+  emit(g, rv_ecall());  // falling off the end ends the thread
+}
+
+void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out) {
+  cg g;
+  memset(&g, 0, sizeof g);
+  g.c = c;
+  g.k = k;
+  uint32_t spill = (uint32_t)k->spill_bytes;
+  uint32_t la = k->local_align ? k->local_align : 4;
+  g.local_base = (spill + la - 1) / la * la;
+  uint32_t frame = g.local_base + k->local_bytes;
+  g.frame = (frame + 15u) & ~15u;
+  if (g.frame > 2032) {
+    g.in = &k->insns[0];
+    ptx_fail(c, PTX_ERR_NOT_SUPPORTED, k->line, k->name,
+             "kernel %s needs %u bytes of stack per thread (spills and .local); at most 2032",
+             k->name, g.frame);
+  }
+  g.insn_at = calloc((size_t)k->ninsns + 1, sizeof(int));
+  g.label_at = calloc((size_t)k->ninsns + 1, sizeof(int));
+  if (!g.insn_at || !g.label_at) {
+    free(g.insn_at), free(g.label_at);
+    ptx_fail(c, PTX_ERR_NO_MEMORY, 0, NULL, "out of host memory");
+  }
+  // short branches if everything reaches, else inverted branches over jal; each form twice
+  // (the first pass finds where the labels are). The buffers are the context's, so that an
+  // error (a longjmp out of a pass) leaves them to ptx_translate to free.
+  c->tmp[1] = g.insn_at;
+  c->tmp[2] = g.label_at;
+  int *saved_label_at = g.label_at;
+  for (g.long_br = 0; g.long_br < 2; ++g.long_br) {
+    g.label_at = NULL;
+    one_pass(&g);
+    memcpy(saved_label_at, g.insn_at, (size_t)k->ninsns * sizeof(int));
+    g.label_at = saved_label_at;
+    one_pass(&g);
+    if (!g.overflow) break;
+  }
+  // append to the module's code
+  uint32_t bytes = (uint32_t)g.n * 4;
+  if (c->code_bytes + bytes > c->code_cap) {
+    uint32_t cap = c->code_cap ? c->code_cap : 1024;
+    while (cap < c->code_bytes + bytes) cap *= 2;
+    uint8_t *p = realloc(c->code, cap);
+    if (!p) ptx_fail(c, PTX_ERR_NO_MEMORY, 0, NULL, "out of host memory");
+    c->code = p;
+    c->code_cap = cap;
+  }
+  out->entry = c->code_bytes;
+  out->code_bytes = bytes;
+  for (int i = 0; i < g.n; ++i) {
+    uint32_t w = g.buf[i];
+    uint8_t *d = c->code + c->code_bytes + 4 * i;
+    d[0] = (uint8_t)w, d[1] = (uint8_t)(w >> 8), d[2] = (uint8_t)(w >> 16), d[3] = (uint8_t)(w >> 24);
+  }
+  c->code_bytes += bytes;
+  out->flags = g.flags | (k->has_dynamic_shared ? PTX_KERNEL_DYNAMIC_SHARED : 0);
+  out->shared_bytes = k->has_dynamic_shared ? ((c->shared_bytes + 15u) & ~15u) : g.shared_end;
+  out->stack_bytes = g.frame;
+  for (int i = 0; i < 3; ++i) {
+    free(c->tmp[i]);
+    c->tmp[i] = NULL;
+  }
+}

@@ -1,0 +1,186 @@
+// Register allocation: PTX's virtual registers to RV32 registers, linear scan over live
+// intervals, the rest spilled to the thread's stack.
+//
+// 1. Liveness per instruction by the usual backward dataflow over the control-flow graph
+//    (successors: the next instruction, a branch's target; none after an unguarded ret/exit).
+//    A guarded instruction does not kill its destination (the old value lives on where the
+//    guard is false).
+// 2. Each register's interval is every position where it is live, closed into [first, last]:
+//    instruction i has positions 2i (its sources are read) and 2i+1 (its destination is
+//    written). A source stays live through 2i+1, so a destination never shares a register with
+//    a different source of the same instruction; the code generator may write the destination
+//    before it has read every source only when it has copied them first.
+// 3. Linear scan (Poletto and Sarkar): intervals by start; when no register is free, the one
+//    of the active intervals or the new one that ends last goes to a stack slot (4 bytes each,
+//    its own for the whole kernel). Spilled registers are loaded into scratch registers where
+//    an instruction reads them and stored after it writes them.
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptx_internal.h"
+
+const int ptx_alloc_regs[PTX_NUM_ALLOC] = {8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                                           21, 22, 23, 24, 25, 26, 27, 1,  3,  4,  30};
+
+int insn_writes_first(const insn *in) {
+  static const char *const no_dst[] = {"st", "bra", "bar", "barrier", "ret", "exit", "red",
+                                       "membar", "fence", "trap", "prefetch", "prefetchu", NULL};
+  if (in->label >= 0 || in->nopnd == 0) return 0;
+  for (int i = 0; no_dst[i]; ++i)
+    if (strcmp(in->op, no_dst[i]) == 0) return 0;
+  return in->o[0].kind == O_REG || in->o[0].kind == O_VEC;
+}
+
+typedef struct bitset {
+  uint64_t *w;
+  int words;
+} bitset;
+
+static inline void bs_set(uint64_t *b, int i) { b[i >> 6] |= 1ull << (i & 63); }
+static inline void bs_clr(uint64_t *b, int i) { b[i >> 6] &= ~(1ull << (i & 63)); }
+static inline int bs_get(const uint64_t *b, int i) { return (int)(b[i >> 6] >> (i & 63)) & 1; }
+
+static void opnd_regs(const opnd *o, int *list, int *n) {
+  if (o->kind == O_REG || (o->kind == O_MEM && o->reg >= 0)) list[(*n)++] = o->reg;
+  if (o->kind == O_VEC)
+    for (int i = 0; i < o->nvec; ++i)
+      if (o->vec[i] >= 0) list[(*n)++] = o->vec[i];
+}
+
+// Sources and destinations of one instruction.
+static void insn_regs(const insn *in, int *use, int *nuse, int *def, int *ndef) {
+  *nuse = *ndef = 0;
+  if (in->label >= 0) return;
+  int first = insn_writes_first(in);
+  for (int j = 0; j < in->nopnd; ++j) {
+    if (j == 0 && first) opnd_regs(&in->o[j], def, ndef);
+    else opnd_regs(&in->o[j], use, nuse);
+  }
+  if (in->guard >= 0) {
+    use[(*nuse)++] = in->guard;
+    for (int j = 0; j < *ndef; ++j) use[(*nuse)++] = def[j];  // not killed where the guard is false
+  }
+}
+
+static int branch_target(const kernel_ir *k, const insn *in) {
+  if (strcmp(in->op, "bra") != 0 || in->nopnd < 1 || in->o[0].kind != O_SYM) return -1;
+  const sym *s = &k->syms[in->o[0].sym];
+  return s->kind == SYM_LABEL ? (int)s->value : -1;
+}
+
+static int ends_flow(const insn *in) {
+  return in->guard < 0 && (strcmp(in->op, "ret") == 0 || strcmp(in->op, "exit") == 0 ||
+                           strcmp(in->op, "bra") == 0 || strcmp(in->op, "trap") == 0);
+}
+
+static int cmp_start(const void *a, const void *b, void *ctx) {
+  const vreg *r = ctx;
+  int x = *(const int *)a, y = *(const int *)b;
+  return r[x].start != r[y].start ? r[x].start - r[y].start : x - y;
+}
+
+static const vreg *g_sort_regs;
+static int cmp_start_q(const void *a, const void *b) { return cmp_start(a, b, (void *)g_sort_regs); }
+
+void ptx_regalloc(ptx_ctx *c, kernel_ir *k) {
+  int n = k->ninsns, nr = k->nregs, words = (nr + 63) / 64;
+  if (words == 0) words = 1;
+  uint64_t *in_ = calloc((size_t)n * words + 1, 8), *out = calloc((size_t)n * words + 1, 8);
+  uint64_t *tmp = calloc((size_t)words, 8);
+  int *order = calloc((size_t)nr + 1, sizeof(int));
+  if (!in_ || !out || !tmp || !order) {
+    free(in_), free(out), free(tmp), free(order);
+    ptx_fail(c, PTX_ERR_NO_MEMORY, 0, NULL, "out of host memory");
+  }
+  int use[24], def[8], nu, nd;
+  // 1. liveness to a fixed point, instructions backwards
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int i = n - 1; i >= 0; --i) {
+      const insn *ins = &k->insns[i];
+      memset(tmp, 0, (size_t)words * 8);
+      if (!ends_flow(ins) && i + 1 < n)
+        for (int w = 0; w < words; ++w) tmp[w] |= in_[(size_t)(i + 1) * words + w];
+      int t = branch_target(k, ins);
+      if (t >= 0)
+        for (int w = 0; w < words; ++w) tmp[w] |= in_[(size_t)t * words + w];
+      uint64_t *o = &out[(size_t)i * words], *li = &in_[(size_t)i * words];
+      memcpy(o, tmp, (size_t)words * 8);
+      insn_regs(ins, use, &nu, def, &nd);
+      for (int j = 0; j < nd; ++j) bs_clr(tmp, def[j]);
+      for (int j = 0; j < nu; ++j) bs_set(tmp, use[j]);
+      if (memcmp(li, tmp, (size_t)words * 8) != 0) {
+        memcpy(li, tmp, (size_t)words * 8);
+        changed = 1;
+      }
+    }
+  }
+  // 2. intervals
+  for (int r = 0; r < nr; ++r) k->regs[r].start = k->regs[r].end = -1;
+#define EXTEND(r, p)                                                      \
+  do {                                                                    \
+    vreg *v_ = &k->regs[r];                                               \
+    if (v_->start < 0 || (p) < v_->start) v_->start = (p);                \
+    if ((p) > v_->end) v_->end = (p);                                     \
+  } while (0)
+  for (int i = 0; i < n; ++i) {
+    insn_regs(&k->insns[i], use, &nu, def, &nd);
+    for (int j = 0; j < nu; ++j) {
+      EXTEND(use[j], 2 * i);
+      EXTEND(use[j], 2 * i + 1);
+    }
+    for (int j = 0; j < nd; ++j) EXTEND(def[j], 2 * i + 1);
+    for (int r = 0; r < nr; ++r) {
+      if (bs_get(&in_[(size_t)i * words], r)) EXTEND(r, 2 * i);
+      if (bs_get(&out[(size_t)i * words], r)) EXTEND(r, 2 * i + 1);
+    }
+  }
+#undef EXTEND
+  // 3. linear scan
+  int cnt = 0;
+  for (int r = 0; r < nr; ++r)
+    if (k->regs[r].start >= 0) order[cnt++] = r;
+  g_sort_regs = k->regs;
+  qsort(order, (size_t)cnt, sizeof(int), cmp_start_q);
+  int active[PTX_NUM_ALLOC], nact = 0, owner[32];
+  for (int p = 0; p < 32; ++p) owner[p] = -1;
+  int slots = 0;
+  for (int oi = 0; oi < cnt; ++oi) {
+    int r = order[oi];
+    vreg *v = &k->regs[r];
+    // expire intervals that ended before this one starts
+    for (int a = 0; a < nact;) {
+      if (k->regs[active[a]].end < v->start) {
+        owner[k->regs[active[a]].phys] = -1;
+        active[a] = active[--nact];
+      } else {
+        ++a;
+      }
+    }
+    int phys = -1;
+    for (int p = 0; p < (int)c->opt.max_regs && phys < 0; ++p)
+      if (owner[ptx_alloc_regs[p]] < 0) phys = ptx_alloc_regs[p];
+    if (phys >= 0) {
+      v->phys = phys;
+      owner[phys] = r;
+      active[nact++] = r;
+      continue;
+    }
+    int far = 0;
+    for (int a = 1; a < nact; ++a)
+      if (k->regs[active[a]].end > k->regs[active[far]].end) far = a;
+    vreg *fv = &k->regs[active[far]];
+    if (fv->end > v->end) {  // the active one lives longer: it goes to the stack
+      v->phys = fv->phys;
+      owner[v->phys] = r;
+      fv->phys = -1;
+      fv->slot = 4 * slots++;
+      active[far] = r;
+    } else {
+      v->phys = -1;
+      v->slot = 4 * slots++;
+    }
+  }
+  k->spill_bytes = 4 * slots;
+  free(in_), free(out), free(tmp), free(order);
+}

@@ -1,0 +1,233 @@
+// Host tests of the PTX translator (sw/ptx): every fixture of NVRTC's translates with the
+// descriptor its source implies; f32 arithmetic, a made-up instruction and PTX that needs a
+// 64-bit register's high word fail with the named error at the right line; bad arguments;
+// and the ptx_translate_ms figure.
+//
+// ptx_unit <dir with the .ptx fixtures>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vmgpu/ptx.h"
+
+static int checks, failures;
+#define CHECK(cond, ...)                                             \
+  do {                                                               \
+    ++checks;                                                        \
+    if (!(cond)) {                                                   \
+      ++failures;                                                    \
+      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);         \
+      printf(__VA_ARGS__);                                           \
+      printf("\n");                                                  \
+    }                                                                \
+  } while (0)
+
+static char *read_file(const char *dir, const char *name, size_t *len) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  rewind(f);
+  char *t = malloc((size_t)n + 1);
+  if (t && fread(t, 1, (size_t)n, f) != (size_t)n) n = 0;
+  fclose(f);
+  if (t) t[n] = '\0';
+  *len = (size_t)n;
+  return t;
+}
+
+// 1-based number of the first line containing `needle`, 0 if none
+static int line_of(const char *text, const char *needle) {
+  const char *p = strstr(text, needle);
+  if (!p) return 0;
+  int line = 1;
+  for (const char *q = text; q < p; ++q) line += *q == '\n';
+  return line;
+}
+
+// text with the first line containing `needle` replaced by `repl` (a whole line)
+static char *replace_line(const char *text, const char *needle, const char *repl) {
+  const char *p = strstr(text, needle);
+  if (!p) return NULL;
+  while (p > text && p[-1] != '\n') --p;
+  const char *e = strchr(p, '\n');
+  if (!e) e = p + strlen(p);
+  size_t n = strlen(text) + strlen(repl) + 2;
+  char *out = malloc(n);
+  snprintf(out, n, "%.*s%s%s", (int)(p - text), text, repl, e);
+  return out;
+}
+
+static ptx_module *translate_ok(const char *dir, const char *file, const char *kernel) {
+  size_t len;
+  char *t = read_file(dir, file, &len);
+  CHECK(t != NULL, "cannot read %s/%s", dir, file);
+  if (!t) return NULL;
+  ptx_module *m = NULL;
+  ptx_error e;
+  ptx_status s = ptx_translate(t, len, NULL, &m, &e);
+  CHECK(s == PTX_OK, "%s: %s line %d [%s] %s", file, ptx_status_name(s), e.line, e.instr, e.message);
+  free(t);
+  if (s != PTX_OK) return NULL;
+  CHECK(m->num_kernels == 1 && ptx_module_kernel(m, kernel) != NULL, "%s: kernel %s not found", file, kernel);
+  CHECK(m->code_bytes % 4 == 0 && m->code_bytes > 0, "%s: %u bytes of code", file, m->code_bytes);
+  CHECK(m->address_size == 64 && m->ptx_version_major >= 7, "%s: header", file);
+  const ptx_kernel *k = ptx_module_kernel(m, kernel);
+  if (k) {
+    CHECK(k->entry + k->code_bytes <= m->code_bytes, "%s: kernel outside the code", file);
+    // parameters: in order, each at its alignment, no overlap
+    uint32_t end = 0;
+    for (uint32_t i = 0; i < k->num_params; ++i) {
+      const ptx_param *p = &k->params[i];
+      CHECK(p->offset >= end && p->offset % p->align == 0, "%s: parameter %u at %u", file, i, p->offset);
+      end = p->offset + p->size;
+    }
+    CHECK(k->param_bytes == end, "%s: param_bytes %u, parameters end at %u", file, k->param_bytes, end);
+    printf("%-16s %-8s %5u bytes  params %u (%2u B)  shared %4u  stack %3u  vregs %3u spilled %u%s\n",
+           file, k->name, k->code_bytes, k->num_params, k->param_bytes, k->shared_bytes,
+           k->stack_bytes, k->num_vregs, k->num_spilled,
+           k->flags & PTX_KERNEL_NEEDS_ATOMICS ? "  needs atomics" : "");
+  }
+  return m;
+}
+
+static void expect_error(const char *what, const char *text, ptx_status want, int line, const char *instr) {
+  ptx_module *m = (ptx_module *)1;
+  ptx_error e;
+  ptx_status s = ptx_translate(text, strlen(text), NULL, &m, &e);
+  CHECK(s == want, "%s: %s, want %s (%s)", what, ptx_status_name(s), ptx_status_name(want), e.message);
+  CHECK(m == NULL, "%s: a module returned with an error", what);
+  CHECK(e.line == line, "%s: error at line %d, want %d (%s)", what, e.line, line, e.message);
+  CHECK(strncmp(e.instr, instr, strlen(instr)) == 0, "%s: error names '%s', want '%s'", what, e.instr, instr);
+  printf("%-28s -> %s line %d [%s]: %s\n", what, ptx_status_name(s), e.line, e.instr, e.message);
+  if (s == PTX_OK) ptx_module_free(m);
+}
+
+static const char kHead[] = ".version 8.0\n.target sm_75\n.address_size 64\n";
+
+// a small kernel around one instruction (line 9), with %rd, %r and %p registers
+static void expect_body_error(const char *what, const char *insn, ptx_status want, const char *instr) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "%s.visible .entry k(.param .u64 k_p0)\n{\n.reg .pred %%p<3>;\n.reg .b32 %%r<5>;\n"
+           ".reg .b64 %%rd<5>;\n%s\nret;\n}\n", kHead, insn);
+  expect_error(what, text, want, 9, instr);
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    printf("usage: %s <fixture dir>\n", argv[0]);
+    return 2;
+  }
+  const char *dir = argv[1];
+  static const struct { const char *file, *kernel; uint32_t params, shared; } kOk[] = {
+      {"vadd.ptx", "vadd", 4, 0},       {"gridstride.ptx", "vadd_gs", 4, 0},
+      {"collatz.ptx", "collatz", 4, 0}, {"reduce.ptx", "reduce", 3, 256},
+      {"index2d.ptx", "index2d", 3, 0}, {"oob.ptx", "oob", 3, 0},
+      {"spin.ptx", "spin", 2, 0},       {"intops.ptx", "intops", 4, 0},
+      {"atomics.ptx", "histo", 4, 0}};
+  for (size_t i = 0; i < sizeof kOk / sizeof kOk[0]; ++i) {
+    ptx_module *m = translate_ok(dir, kOk[i].file, kOk[i].kernel);
+    if (!m) continue;
+    const ptx_kernel *k = ptx_module_kernel(m, kOk[i].kernel);
+    if (k) {
+      CHECK(k->num_params == kOk[i].params, "%s: %u parameters", kOk[i].file, k->num_params);
+      CHECK(k->shared_bytes == kOk[i].shared, "%s: %u bytes shared", kOk[i].file, k->shared_bytes);
+      int atomics = strcmp(kOk[i].kernel, "histo") == 0;
+      CHECK(!!(k->flags & PTX_KERNEL_NEEDS_ATOMICS) == atomics, "%s: needs-atomics flag", kOk[i].file);
+      // pointer parameters are 8 bytes at 8-byte offsets
+      CHECK(k->params[0].size == 8 && k->params[0].offset == 0, "%s: first parameter", kOk[i].file);
+    }
+    ptx_module_free(m);
+  }
+
+  // f32 arithmetic: NOT_SUPPORTED at the fma's line
+  size_t len;
+  char *sax = read_file(dir, "saxpy_f32.ptx", &len);
+  CHECK(sax != NULL, "saxpy_f32.ptx missing");
+  if (sax) {
+    int fl = line_of(sax, "fma.rn.f32");
+    CHECK(fl > 0, "saxpy_f32.ptx has no fma.rn.f32");
+    expect_error("f32 kernel (saxpy)", sax, PTX_ERR_NOT_SUPPORTED, fl, "fma.rn.f32");
+    free(sax);
+  }
+  // a made-up instruction in NVRTC's vadd: INVALID_PTX at its line
+  char *vadd = read_file(dir, "vadd.ptx", &len);
+  CHECK(vadd != NULL, "vadd.ptx missing");
+  if (vadd) {
+    int al = line_of(vadd, "add.s32");
+    char *bad = replace_line(vadd, "add.s32", "\tfrobnicate.s32 \t%r5, %r3, %r4;");
+    CHECK(bad != NULL && al > 0, "vadd.ptx has no add.s32");
+    if (bad) expect_error("made-up instruction", bad, PTX_ERR_INVALID_PTX, al, "frobnicate.s32");
+    free(bad);
+    // a label that is never defined
+    char *nolab = replace_line(vadd, "add.s32", "\tbra.uni \t$L__nowhere;");
+    if (nolab) expect_error("undefined label", nolab, PTX_ERR_INVALID_PTX, al, "$L__nowhere");
+    free(nolab);
+    free(vadd);
+  }
+  // one instruction in a small kernel (line 9)
+  expect_body_error("64-bit shr", "shr.u64 %rd2, %rd1, 3;", PTX_ERR_NOT_SUPPORTED, "shr.u64");
+  expect_body_error("64-bit setp", "setp.lt.u64 %p1, %rd1, %rd2;", PTX_ERR_NOT_SUPPORTED, "setp.lt.u64");
+  expect_body_error("64-bit store", "st.global.u64 [%rd1], %rd2;", PTX_ERR_NOT_SUPPORTED, "st.global.u64");
+  expect_body_error("64-bit div", "div.s64 %rd2, %rd1, %rd3;", PTX_ERR_NOT_SUPPORTED, "div.s64");
+  expect_body_error("unpack high word", "mov.b64 {%r1, %r2}, %rd1;", PTX_ERR_NOT_SUPPORTED, "mov.b64");
+  expect_body_error("f32 add", "add.f32 %r1, %r2, %r3;", PTX_ERR_NOT_SUPPORTED, "add.f32");
+  expect_body_error("f32 convert", "cvt.rn.f32.s32 %r1, %r2;", PTX_ERR_NOT_SUPPORTED, "cvt.rn.f32.s32");
+  expect_body_error("atom.inc", "atom.global.inc.u32 %r1, [%rd1], 5;", PTX_ERR_NOT_SUPPORTED, "atom.global.inc.u32");
+  expect_body_error("saturating add", "add.sat.s32 %r1, %r2, %r3;", PTX_ERR_NOT_SUPPORTED, "add.sat.s32");
+  expect_body_error("bar.sync with count", "bar.sync 1, 64;", PTX_ERR_NOT_SUPPORTED, "bar.sync");
+  expect_body_error("unsupported sreg", "mov.u32 %r1, %smid;", PTX_ERR_NOT_SUPPORTED, "mov.u32");
+  expect_body_error("undeclared register", "add.s32 %r1, %r9, 1;", PTX_ERR_INVALID_PTX, "add.s32");
+  expect_body_error("popc", "popc.b32 %r1, %r2;", PTX_ERR_NOT_SUPPORTED, "popc.b32");
+  expect_body_error("made-up opcode", "zap %r1;", PTX_ERR_INVALID_PTX, "zap");
+  {
+    char t[512];
+    snprintf(t, sizeof t, "%s.func f()\n{\nret;\n}\n", kHead);
+    expect_error("device function", t, PTX_ERR_NOT_SUPPORTED, 4, ".func");
+    snprintf(t, sizeof t, "%s.global .u32 counter;\n", kHead);
+    expect_error("global variable", t, PTX_ERR_NOT_SUPPORTED, 4, ".global");
+    expect_error("not PTX", "hello world\n", PTX_ERR_INVALID_PTX, 1, "");
+    snprintf(t, sizeof t, "%s", kHead);
+    expect_error("no kernel", t, PTX_ERR_INVALID_PTX, 4, "");
+  }
+  // arguments
+  {
+    ptx_module *m = (ptx_module *)1;
+    CHECK(ptx_translate(NULL, 0, NULL, &m, NULL) == PTX_ERR_INVALID_VALUE && m == NULL, "NULL text");
+    CHECK(ptx_translate(kHead, sizeof kHead - 1, NULL, NULL, NULL) == PTX_ERR_INVALID_VALUE, "NULL out");
+    CHECK(ptx_module_kernel(NULL, "x") == NULL, "kernel of NULL");
+    ptx_module_free(NULL);
+  }
+
+  // ptx_translate_ms: spin.ptx (NVRTC's, about 100 lines) and intops.ptx (about 200)
+  static const char *const kTimed[] = {"spin.ptx", "intops.ptx"};
+  for (int f = 0; f < 2; ++f) {
+    char *t = read_file(dir, kTimed[f], &len);
+    if (!t) continue;
+    int lines = 0;
+    for (size_t i = 0; i < len; ++i) lines += t[i] == '\n';
+    const int reps = 200;
+    double t0 = now_ms();
+    for (int r = 0; r < reps; ++r) {
+      ptx_module *m = NULL;
+      if (ptx_translate(t, len, NULL, &m, NULL) == PTX_OK) ptx_module_free(m);
+    }
+    double ms = (now_ms() - t0) / reps;
+    printf("%s: %d lines, %.4f ms per translation (mean of %d)\n", kTimed[f], lines, ms, reps);
+    if (f == 0) printf("ptx_translate_ms %.4f ms\n", ms);
+    free(t);
+  }
+  printf("ptx_unit: %d checks, %d failures\n", checks, failures);
+  return failures ? 1 : 0;
+}
