@@ -527,7 +527,29 @@ static void t_bad_inputs(void)
          via && vmgpu_dev_is_remote(via) ? "yes" : "NO", inproc && !vmgpu_dev_is_remote(inproc) ? "yes" : "NO");
     vmgpu_dev_close(via);
     vmgpu_dev_close(inproc);
+    /* the default: a plain form through its server; VMGPU_SERVER=0 in the process; a bad value
+     * of either variable refused with its reason, before any server starts */
     unsetenv("VMGPU_SERVER");
+    via = inproc = NULL;
+    CHECK(vmgpu_dev_open("sim", &via, err, sizeof err) == VMGPU_OK && vmgpu_dev_is_remote(via));
+    vmgpu_dev_close(via);
+    setenv("VMGPU_SERVER", "0", 1);
+    CHECK(vmgpu_dev_open("sim", &inproc, err, sizeof err) == VMGPU_OK && !vmgpu_dev_is_remote(inproc));
+    vmgpu_dev_close(inproc);
+    setenv("VMGPU_SERVER", "2", 1);
+    via = NULL;
+    CHECK(vmgpu_dev_open("sim", &via, err, sizeof err) == VMGPU_ERR_INVALID && !via && strstr(err, "VMGPU_SERVER"));
+    unsetenv("VMGPU_SERVER");
+    char sock[300], saved[256];
+    snprintf(saved, sizeof saved, "%s", getenv("VMGPU_SERVER_SOCKET") ? getenv("VMGPU_SERVER_SOCKET") : "");
+    snprintf(sock, sizeof sock, "%s.bogus", saved[0] ? saved : "/tmp/vmgpu-bad-inputs");
+    setenv("VMGPU_SERVER_SOCKET", sock, 1);  /* where a server for it would listen */
+    CHECK(vmgpu_dev_open("no-such-device", &via, err, sizeof err) == VMGPU_ERR_NODEV && !via &&
+          strstr(err, "accepted forms") && access(sock, F_OK) != 0);
+    NOTE("default 'sim' through the server, VMGPU_SERVER=0 in the process, VMGPU_SERVER=2 and a bad "
+         "device refused before a server starts: %s", err);
+    if (saved[0]) setenv("VMGPU_SERVER_SOCKET", saved, 1);
+    else unsetenv("VMGPU_SERVER_SOCKET");
     send_msg(s, 0, -1);
     CHECK(child_result(pid) == 0);
 }

@@ -641,6 +641,7 @@ static void t_bad_arguments(void)
     BAD(vmgpu_cmd_wait_fence(s, 9, 1), VMGPU_ERR_INVALID);
     BAD(vmgpu_cmd_wait_fence(s, 0, vmgpu_fence_last(g_dev, 0) + 5), VMGPU_ERR_INVALID);
     BAD(vmgpu_cmd_raw(s, NULL, 1), VMGPU_ERR_INVALID);
+    BAD(vmgpu_cmd_tlb_inv(NULL), VMGPU_ERR_INVALID);
     BAD(vmgpu_stream_map(s, spare_va, spare_pa, PAGE, RW), VMGPU_ERR_OVERLAP);
     BAD(vmgpu_fence_wait(g_dev, 9, 1), VMGPU_ERR_INVALID);
     BAD(vmgpu_fence_wait(g_dev, 0, vmgpu_fence_last(g_dev, 0) + 1), VMGPU_ERR_INVALID);
