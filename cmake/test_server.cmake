@@ -10,18 +10,7 @@
 set(VMGPU_TEST_SOCKET_DIR ${CMAKE_BINARY_DIR}/srv)
 file(MAKE_DIRECTORY ${VMGPU_TEST_SOCKET_DIR})
 
-# Place and route and the gate-level model keep a core busy for minutes but are not hurt by
-# company, so they run beside the other tests, each holding a lock of its own (vmgpu_heavy_*);
-# what keeps wall-clock time-outs (the serial link's: labels board-sim, bridge, gatelevel) takes
-# every such lock, so it never runs beside them. (RUN_SERIAL would leave the second core idle.)
-set(VMGPU_HEAVY_LOCKS vmgpu_heavy_85f vmgpu_heavy_25f vmgpu_heavy_gl)
-
 function(_vmgpu_test_own_server name)
-  get_test_property(${name} LABELS labels)
-  get_test_property(${name} RESOURCE_LOCK locks)
-  if(labels MATCHES "board-sim|bridge|gatelevel" AND NOT locks MATCHES "vmgpu_heavy")
-    set_property(TEST ${name} APPEND PROPERTY RESOURCE_LOCK ${VMGPU_HEAVY_LOCKS})
-  endif()
   get_test_property(${name} ENVIRONMENT env)
   if(env MATCHES "VMGPU_SERVER_SOCKET=")
     return()

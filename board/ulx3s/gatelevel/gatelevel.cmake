@@ -13,7 +13,7 @@
 # Nothing here is part of the default build. The ctests (label gatelevel) are registered with the
 # bitstream's (-DVMGPU_BITSTREAM_TESTS=ON, as scripts/test.sh configures) or on their own with
 # -DVMGPU_GATELEVEL_TESTS=ON: gatelevel_model_<part> synthesises and verilates (a fixture: a
-# few minutes; beside other tests but never beside a link test), gatelevel_params_<part> checks
+# few minutes, beside other tests), gatelevel_params_<part> checks
 # the model's parameters against the flow's, gatelevel_board_check_<part> is the smoke test.
 option(VMGPU_GATELEVEL_TESTS "Register the gate-level check as ctests (label gatelevel)" ${VMGPU_BITSTREAM_TESTS})
 set(VMGPU_GATELEVEL_PARTS ${VMGPU_ECP5_PART} CACHE STRING
@@ -52,7 +52,7 @@ foreach(part ${VMGPU_GATELEVEL_PARTS})
     add_test(NAME gatelevel_model_${lpart}
              COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target gatelevel-${lpart})
     set_tests_properties(gatelevel_model_${lpart} PROPERTIES LABELS "gatelevel;board" TIMEOUT 2400
-                         RESOURCE_LOCK vmgpu_heavy_gl FIXTURES_SETUP gatelevel_${lpart})
+                         FIXTURES_SETUP gatelevel_${lpart})
     add_test(NAME gatelevel_params_${lpart}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_sim_board_params.py
                      --top ${CMAKE_CURRENT_SOURCE_DIR}/ulx3s_top.v --model ${_gl_exe} -- ${_gl_flow})
