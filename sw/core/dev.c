@@ -161,7 +161,18 @@ int vmgpu_dev_open_ex(const char *spec, const vmgpu_dev_options *opt, vmgpu_dev 
     if (out) *out = NULL;
     if (!out) return VMGPU_ERR_INVALID;
     if (!spec) spec = getenv("VMGPU_DEVICE");
-    if (remote_spec(spec)) return remote_open(spec, opt, out, err, errlen);
+    /* Options lay the device out (rings, page-table pool): only its owner chooses that. A
+     * server's device was laid out when the server started, so options open in the process. */
+    int layout = opt && (opt->ring_bytes || opt->pt_pool_bytes);
+    if (remote_spec(spec)) {
+        if (layout) {
+            if (err && errlen)
+                snprintf(err, errlen, "device options (ring or page-table pool size) need the device "
+                         "in this process: a server's device is laid out when the server starts");
+            return VMGPU_ERR_INVALID;
+        }
+        return remote_open(spec, opt, out, err, errlen);
+    }
     /* Every other form goes through its per-user device server, so that two processes of one
      * user reach the same device (as on a real GPU). In this process instead: sim-inproc (the
      * simulated device), or any form with VMGPU_SERVER=0 (what vmgpud itself sets, and what
@@ -181,6 +192,7 @@ int vmgpu_dev_open_ex(const char *spec, const vmgpu_dev_options *opt, vmgpu_dev 
      * and is finished only when the server leaves). */
     const char *waves = getenv("VMGPU_WAVES");
     if (waves && *waves && !(via && strcmp(via, "1") == 0)) inproc = 1;
+    if (layout) inproc = 1;
     if (!inproc && !(via && strcmp(via, "0") == 0)) {
         /* A bad form is refused here, before any server is started for it. */
         if (vmgpu_hal_check_spec(spec, herr, sizeof herr) != VMGPU_HAL_OK) {

@@ -536,6 +536,15 @@ static void t_bad_inputs(void)
     setenv("VMGPU_SERVER", "0", 1);
     CHECK(vmgpu_dev_open("sim", &inproc, err, sizeof err) == VMGPU_OK && !vmgpu_dev_is_remote(inproc));
     vmgpu_dev_close(inproc);
+    unsetenv("VMGPU_SERVER");
+    /* layout options: the device's owner lays it out, so they open in the process; a server
+     * named explicitly cannot take them */
+    vmgpu_dev_options lay = {.ring_bytes = 256};
+    inproc = NULL;
+    CHECK(vmgpu_dev_open_ex("sim", &lay, &inproc, err, sizeof err) == VMGPU_OK && !vmgpu_dev_is_remote(inproc));
+    vmgpu_dev_close(inproc);
+    via = NULL;
+    CHECK(vmgpu_dev_open_ex("vmgpud", &lay, &via, err, sizeof err) == VMGPU_ERR_INVALID && !via);
     setenv("VMGPU_SERVER", "2", 1);
     via = NULL;
     CHECK(vmgpu_dev_open("sim", &via, err, sizeof err) == VMGPU_ERR_INVALID && !via && strstr(err, "VMGPU_SERVER"));

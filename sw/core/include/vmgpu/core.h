@@ -311,8 +311,9 @@ void vmgpu_process_dev_close(void);
  * Every device form (VMGPU_DEVICE, or vmgpud[:spec] explicitly) is opened through its per-user
  * device server: the first client starts it, later ones connect, and every call above is carried
  * out there, in this process's own address spaces (docs/server.md). In this process instead:
- * VMGPU_SERVER=0 (any form), VMGPU_DEVICE=sim-inproc, or VMGPU_WAVES set (a waveform is one
- * process's run; VMGPU_SERVER=1 overrides).
+ * VMGPU_SERVER=0 (any form), VMGPU_DEVICE=sim-inproc, VMGPU_WAVES set (a waveform is one
+ * process's run; VMGPU_SERVER=1 overrides), or vmgpu_dev_open_ex with layout options (only the
+ * device's owner lays it out; with vmgpud named explicitly they are VMGPU_ERR_INVALID).
  */
 /* 1 when dev is a connection to the device server, 0 when the device is in this process. */
 int vmgpu_dev_is_remote(const vmgpu_dev *dev);
