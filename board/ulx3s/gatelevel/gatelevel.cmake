@@ -52,7 +52,7 @@ foreach(part ${VMGPU_GATELEVEL_PARTS})
     add_test(NAME gatelevel_model_${lpart}
              COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target gatelevel-${lpart})
     set_tests_properties(gatelevel_model_${lpart} PROPERTIES LABELS "gatelevel;board" TIMEOUT 2400
-                         FIXTURES_SETUP gatelevel_${lpart})
+                         COST 900 FIXTURES_SETUP gatelevel_${lpart})
     add_test(NAME gatelevel_params_${lpart}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/check_sim_board_params.py
                      --top ${CMAKE_CURRENT_SOURCE_DIR}/ulx3s_top.v --model ${_gl_exe} -- ${_gl_flow})
