@@ -417,19 +417,14 @@ int test_index2d(Bench &b, uint32_t entry) {
   return 0;
 }
 
-int test_muldiv(Bench &b, uint32_t entry) {
-  std::vector<uint32_t> a = {0, 1, 7, 0xFFFFFFF9u, 0x80000000u, 0x80000000u, 5, 0xFFFFFFFFu,
-                             0x7FFFFFFFu, 0x80000000u, 123456789, 0xDEADBEEFu, 100, 0xFFFFFFFFu,
-                             0x7FFFFFFFu, 3};
-  std::vector<uint32_t> bv = {0, 0, 2, 2, 0xFFFFFFFFu, 0, 0xFFFFFFF9u, 0xFFFFFFFFu,
-                              0x7FFFFFFFu, 0x80000000u, 0xFFFFFF85u, 0x12345u, 0xFFFFFFFFu, 0,
-                              0xFFFFFFFFu, 0x80000001u};
-  std::mt19937 g(11);
-  for (int i = 0; i < 24; ++i) a.push_back(g()), bv.push_back(i % 3 ? g() : g() % 64);
+// The two operand kernels (muldiv, intops): operand arrays a and b, `per` result words per pair
+// in c, two blocks of the model's width; the run must not fault.
+static Result run_pairs(Bench &b, uint32_t entry, const std::vector<uint32_t> &a,
+                        const std::vector<uint32_t> &bv, unsigned per) {
   const unsigned n = a.size();
   b.mem.map(kBufA, 4 * n, false);
   b.mem.map(kBufB, 4 * n, false);
-  b.mem.map(kBufC, 32 * n, true);
+  b.mem.map(kBufC, 4 * per * n, true);
   b.mem.fill_words(kBufA, a);
   b.mem.fill_words(kBufB, bv);
   b.mem.map(kArgs, 64, false);
@@ -440,6 +435,20 @@ int test_muldiv(Bench &b, uint32_t entry) {
   l.block[0] = slots_of_model();
   Result r = b.run(entry, l);
   CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+  return r;
+}
+
+int test_muldiv(Bench &b, uint32_t entry) {
+  std::vector<uint32_t> a = {0, 1, 7, 0xFFFFFFF9u, 0x80000000u, 0x80000000u, 5, 0xFFFFFFFFu,
+                             0x7FFFFFFFu, 0x80000000u, 123456789, 0xDEADBEEFu, 100, 0xFFFFFFFFu,
+                             0x7FFFFFFFu, 3};
+  std::vector<uint32_t> bv = {0, 0, 2, 2, 0xFFFFFFFFu, 0, 0xFFFFFFF9u, 0xFFFFFFFFu,
+                              0x7FFFFFFFu, 0x80000000u, 0xFFFFFF85u, 0x12345u, 0xFFFFFFFFu, 0,
+                              0xFFFFFFFFu, 0x80000001u};
+  std::mt19937 g(11);
+  for (int i = 0; i < 24; ++i) a.push_back(g()), bv.push_back(i % 3 ? g() : g() % 64);
+  const unsigned n = a.size();
+  Result r = run_pairs(b, entry, a, bv, 8);
   for (unsigned i = 0; i < n; ++i) {
     int32_t x = a[i], y = bv[i];
     uint32_t ux = a[i], uy = bv[i];
@@ -590,19 +599,7 @@ int test_intops(Bench &b, uint32_t entry) {
   std::mt19937 g(5);
   for (int i = 0; i < 40; ++i) a.push_back(i % 4 ? g() : g() % 300 - 150), bv.push_back(i % 3 ? g() : g() % 64);
   const unsigned n = a.size();
-  b.mem.map(kBufA, 4 * n, false);
-  b.mem.map(kBufB, 4 * n, false);
-  b.mem.map(kBufC, 64 * n, true);
-  b.mem.fill_words(kBufA, a);
-  b.mem.fill_words(kBufB, bv);
-  b.mem.map(kArgs, 64, false);
-  fill_args(b, {kBufA, kBufB, kBufC, n});
-  Launch l;
-  l.args = kArgs;
-  l.grid[0] = 2;
-  l.block[0] = slots_of_model();
-  Result r = b.run(entry, l);
-  CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+  Result r = run_pairs(b, entry, a, bv, 16);
   unsigned bad = 0;
   for (unsigned i = 0; i < n; ++i) {
     uint32_t want[16];
