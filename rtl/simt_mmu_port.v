@@ -6,10 +6,11 @@
 // response, and nothing is written. The unit's port contract holds: one answer per accepted
 // request, in order, at least a cycle later.
 //
-// One request at a time: the unit's precise-stop rule already orders stores after every
-// request whose page has not answered, and a serial adapter keeps the fabric's read/write order
-// trivially the program's order. The cost is about three cycles per request instead of one
-// (docs/cores.md measures it); overlapping translation and data is the next step.
+// One request at a time, the next taken in the cycle the current one finishes: the unit's
+// precise-stop rule already orders stores after every request whose page has not answered, and
+// a serial adapter keeps the fabric's read/write order trivially the program's order. A read
+// that hits a kept translation costs three cycles (take, fabric grant, data) instead of the
+// bench's one (docs/cores.md measures it); overlapping requests is the next step.
 //
 // The MMU answers one translation in several cycles even on a TLB hit, so the adapter keeps
 // the last TC_ENTRIES pages it translated (frame, aperture, and which of read/write answered
@@ -79,8 +80,8 @@ module simt_mmu_port #(
   reg [19:0]           tc_frame_q [0:TC_ENTRIES-1];
   reg [TW-1:0]         tc_victim_q;
 
-  // Lookup of the request being accepted (S_IDLE) or of the one being translated (fill).
-  wire [19:0] look_vpn = (state_q == S_IDLE) ? req_va_i[31:12] : va_q[31:12];
+  // Two lookups: the request being accepted (hit) and the one being translated (where its
+  // translation goes).
   wire        look_wr  = (req_op_i == 3'd1);
   reg                  hit;
   reg  [19:0]          hit_frame;
@@ -95,19 +96,25 @@ module simt_mmu_port #(
     same_any = 1'b0;
     same_idx = {TW{1'b0}};
     for (i = 0; i < TC_ENTRIES; i = i + 1) begin
-      if (tc_valid_q[i] && tc_vpn_q[i] == look_vpn) begin
+      if (tc_valid_q[i] && tc_vpn_q[i] == va_q[31:12]) begin
         same_any = 1'b1;
         same_idx = i[TW-1:0];
-        if (look_wr ? tc_wr_q[i] : tc_rd_q[i]) begin
-          hit = 1'b1;
-          hit_frame = tc_frame_q[i];
-          hit_host = tc_host_q[i];
-        end
+      end
+      if (tc_valid_q[i] && tc_vpn_q[i] == req_va_i[31:12] &&
+          (look_wr ? tc_wr_q[i] : tc_rd_q[i])) begin
+        hit = 1'b1;
+        hit_frame = tc_frame_q[i];
+        hit_host = tc_host_q[i];
       end
     end
   end
 
-  assign req_ready_o    = (state_q == S_IDLE) && !clear_i;
+  // The next request is taken in the cycle the current one finishes (its answer is registered
+  // at the same edge), so back-to-back requests that hit cost the fabric's turn-around only.
+  wire finish = ((state_q == S_RDW) && mem_rsp_valid_i) ||
+                ((state_q == S_WR) && mem_wr_ready_i) ||
+                ((state_q == S_TRW) && tr_rsp_valid_i && tr_rsp_fault_i);
+  assign req_ready_o    = ((state_q == S_IDLE) || finish) && !clear_i;
   assign tr_req_va_o    = va_q;
   assign tr_req_write_o = write_q;
   assign mem_rd_addr_o  = pa_q;
@@ -153,22 +160,7 @@ module simt_mmu_port #(
       rsp_valid_o <= 1'b0;
       rsp_fault_o <= 1'b0;
       case (state_q)
-        S_IDLE: if (take) begin
-          va_q    <= req_va_i;
-          wdata_q <= req_wdata_i;
-          be_q    <= req_be_i;
-          write_q <= look_wr;
-          if (hit) begin
-            pa_q   <= {hit_frame, req_va_i[11:0]};
-            host_q <= hit_host;
-            if (look_wr) mem_wr_valid_o <= 1'b1;
-            else mem_rd_valid_o <= 1'b1;
-            state_q <= look_wr ? S_WR : S_RD;
-          end else begin
-            tr_req_valid_o <= 1'b1;
-            state_q <= S_TR;
-          end
-        end
+        S_IDLE: ;
         S_TR: if (tr_req_ready_i) begin
           tr_req_valid_o <= 1'b0;
           state_q <= S_TRW;
@@ -215,6 +207,24 @@ module simt_mmu_port #(
         end
         default: state_q <= S_IDLE;
       endcase
+      // A new request (in S_IDLE, or as the current one finishes: these assignments come
+      // after the state's own and win).
+      if (take) begin
+        va_q    <= req_va_i;
+        wdata_q <= req_wdata_i;
+        be_q    <= req_be_i;
+        write_q <= look_wr;
+        if (hit) begin
+          pa_q   <= {hit_frame, req_va_i[11:0]};
+          host_q <= hit_host;
+          if (look_wr) mem_wr_valid_o <= 1'b1;
+          else mem_rd_valid_o <= 1'b1;
+          state_q <= look_wr ? S_WR : S_RD;
+        end else begin
+          tr_req_valid_o <= 1'b1;
+          state_q <= S_TR;
+        end
+      end
       // Only between requests: a launch starts with the port idle.
       if (clear_i) begin
         tc_valid_q <= {TC_ENTRIES{1'b0}};
