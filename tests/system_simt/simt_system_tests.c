@@ -390,6 +390,93 @@ static void t_ptx(void)
     vmgpu_dev_close(g_dev);
 }
 
+/* vadd with a[] and c[] in registered host memory (the host aperture: loads and stores of the
+ * unit go out of the host port) and b[] in device memory. */
+static void t_vadd_host(void)
+{
+    open_dev();
+    vmgpu_ctx *c;
+    vmgpu_stream *s;
+    OK(vmgpu_ctx_create(g_dev, 0, &c));
+    OK(vmgpu_stream_create(c, 0, &s));
+    prog p = load_elf(c, "vadd.elf");
+    const uint32_t n = 700, bytes = GRAN;
+    uint32_t *ha = NULL, *hc = NULL;
+    if (posix_memalign((void **)&ha, PAGE, bytes) || posix_memalign((void **)&hc, PAGE, bytes)) exit(1);
+    uint32_t b[1024];
+    for (uint32_t i = 0; i < bytes / 4; i++) {
+        ha[i] = i * 7u + 1u;
+        hc[i] = 0xDEADBEEFu;
+    }
+    for (uint32_t i = 0; i < 1024; i++) b[i] = 0x10000u * i;
+    uint32_t hpa, hpc, va_a, va_c;
+    OK(vmgpu_host_register(g_dev, ha, bytes, &hpa));
+    OK(vmgpu_host_register(g_dev, hc, bytes, &hpc));
+    OK(vmgpu_va_reserve(c, bytes, 0, 0, &va_a));
+    OK(vmgpu_va_reserve(c, bytes, 0, 0, &va_c));
+    OK(vmgpu_map(c, va_a, hpa, bytes, VMGPU_MAP_READ | VMGPU_MAP_HOST));
+    OK(vmgpu_map(c, va_c, hpc, bytes, VMGPU_MAP_READ | VMGPU_MAP_WRITE | VMGPU_MAP_HOST));
+    buf B = dev_buf(c, 4096, VMGPU_MAP_READ);
+    put_words(&B, 0, b, 1024);
+    uint32_t v[4] = {va_a, B.va, va_c, n};
+    buf args = args_block(c, &p, v, 4);
+    OK(launch(s, &p, &args, 2, slots()));
+    OK(vmgpu_stream_sync(s));
+    unsigned bad = 0;
+    for (uint32_t i = 0; i < n + 16; i++) {
+        uint32_t want = i < n ? ha[i] + b[i] : 0xDEADBEEFu;
+        if (hc[i] != want && bad++ < 5) NOTE("c[%u] = 0x%08x, want 0x%08x", i, hc[i], want);
+    }
+    CHECK(bad == 0);
+    NOTE("vadd with a[] and c[] in host memory (zero copy through the host port): %u wrong", bad);
+    OK(vmgpu_unmap(c, va_a, bytes));
+    OK(vmgpu_unmap(c, va_c, bytes));
+    OK(vmgpu_host_unregister(g_dev, ha));
+    OK(vmgpu_host_unregister(g_dev, hc));
+    prog_free(&p);
+    vmgpu_dev_close(g_dev);
+    free(ha);
+    free(hc);
+}
+
+/* In-place vadd (c = a) with a[] mapped read-only: the loads of a page are answered, then the
+ * first store to that same page must still fault WRITE_DENIED (a translation kept for reading
+ * does not allow writing), and a[] stays unchanged. */
+static void t_write_denied(void)
+{
+    open_dev();
+    vmgpu_ctx *c;
+    vmgpu_stream *s;
+    OK(vmgpu_ctx_create(g_dev, 0, &c));
+    OK(vmgpu_stream_create(c, 0, &s));
+    prog p = load_elf(c, "vadd.elf");
+    const uint32_t n = 256;
+    buf A = dev_buf(c, 4 * n, VMGPU_MAP_READ), B = dev_buf(c, 4 * n, VMGPU_MAP_READ);
+    uint32_t a[256], b[256], r[256];
+    for (uint32_t i = 0; i < n; i++) a[i] = i, b[i] = 100u;
+    put_words(&A, 0, a, n);
+    put_words(&B, 0, b, n);
+    uint32_t v[4] = {A.va, B.va, A.va, n};
+    buf args = args_block(c, &p, v, 4);
+    OK(launch(s, &p, &args, 1, slots()));
+    CHECK_RC(vmgpu_stream_sync(s), VMGPU_ERR_FAULT);
+    char msg[256] = "";
+    CHECK_RC(vmgpu_ctx_status(c, msg, sizeof msg), VMGPU_ERR_CTX_FAULTED);
+    NOTE("%s", msg);
+    uint32_t fva = 0;
+    const char *q = strstr(msg, "WRITE_DENIED on write of VA ");
+    CHECK(q && sscanf(q, "WRITE_DENIED on write of VA 0x%x", &fva) == 1);
+    CHECK(fva >= A.va && fva < A.va + 4 * n);
+    CHECK(strstr(msg, "SIMT write by lane") != NULL);
+    OK(vmgpu_phys_read(g_dev, A.pa, r, 4 * n));
+    unsigned changed = 0;
+    for (uint32_t i = 0; i < n; i++) changed += r[i] != a[i];
+    CHECK(changed == 0);
+    NOTE("store to a read-only page after loads from it: WRITE_DENIED, %u words changed", changed);
+    prog_free(&p);
+    vmgpu_dev_close(g_dev);
+}
+
 /* A grid-stride store past the end of a mapping (oob.c) in context A while context B runs
  * vadd on the other ring: A's launch stops with a precise fault naming ASID, VA, lane, warp and
  * PC; B's results are right; A is sticky-faulted, B is not; A recovers after clear_fault and the
@@ -617,7 +704,7 @@ static void t_decode(void)
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } cases[] = {
-        {"vadd_clang", t_vadd_clang}, {"reduce_clang", t_reduce_clang},
+        {"vadd_clang", t_vadd_clang}, {"vadd_host", t_vadd_host}, {"write_denied", t_write_denied}, {"reduce_clang", t_reduce_clang},
         {"collatz_clang", t_collatz_clang}, {"ptx", t_ptx}, {"fault", t_fault},
         {"bad_arguments", t_bad_arguments}, {"bad_command", t_bad_command}, {"decode", t_decode},
     };
