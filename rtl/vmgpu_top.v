@@ -446,8 +446,10 @@ module vmgpu_top #(
       wire        sm_tr_req_valid, sm_tr_req_ready, sm_tr_req_write, sm_tr_rsp_valid;
       wire [31:0] sm_tr_req_va;
       wire [31:0] perf_cycles, perf_lane_instrs, perf_warp_instrs;
-      wire        unit_busy;
       reg         simt_busy_q;
+
+      wire        unit_busy, unit_clk;
+      reg         start_hold_q;
 
       // busy from the start pulse to done, so STATUS and idle_o see the launch at once
       always @(posedge clk_i) begin
@@ -457,15 +459,40 @@ module vmgpu_top #(
       end
       assign simt_busy = simt_busy_q;
 
+      // The start pulse, held until the unit has taken it (it answers busy).
+      always @(posedge clk_i) begin
+        if (!rst_ni) start_hold_q <= 1'b0;
+        else if (simt_start) start_hold_q <= 1'b1;
+        else if (unit_busy) start_hold_q <= 1'b0;
+      end
+
+`ifdef VERILATOR
+      // Simulation speed only: in the Verilator model the unit's clock runs only from a start
+      // to one edge after its done pulse (and in reset). Verilator evaluates a block's logic
+      // when its clock has an edge, and the idle unit otherwise cost the model 60 % of its
+      // speed (docs/cores.md). The enable is a flop, so it rises after an edge and the unit's
+      // first edge of a launch comes in the same evaluation, after the other flops were
+      // updated: it sees start_hold_q set and starts; from then on its edges are clk_i's.
+      // sim/vmgpu_sim.cpp, which skips the evaluation at falling edges, lowers this clock's
+      // remembered value there as it does clk_i's. Other tools (synthesis, Icarus) clock the
+      // unit with clk_i: a gated clock has no place on the FPGA.
+      reg clk_en_q;
+      always @(posedge clk_i)
+        clk_en_q <= !rst_ni || simt_start || start_hold_q || unit_busy || simt_done;
+      assign unit_clk = clk_i & clk_en_q;
+`else
+      assign unit_clk = clk_i;
+`endif
+
       simt_core #(
         .LANES        (SIMT_LANES),
         .WARPS        (SIMT_WARPS),
         .SHARED_BYTES (SIMT_SHARED_BYTES),
         .SHARED_BASE  (SIMT_SHARED_BASE)
       ) u_simt (
-        .clk_i              (clk_i),
+        .clk_i              (unit_clk),
         .rst_ni             (rst_ni),
-        .start_i            (simt_start),
+        .start_i            (start_hold_q),
         .entry_pc_i         (simt_code_va),
         .args_i             (simt_args_va),
         .stack_base_i       (simt_stack_va),
@@ -558,7 +585,7 @@ module vmgpu_top #(
       );
       // The counters are read by the unit's own test bench; the device does not report them yet.
       /* verilator lint_off UNUSEDSIGNAL */
-      wire unused_simt = &{1'b0, unit_busy, perf_cycles, perf_lane_instrs, perf_warp_instrs};
+      wire unused_simt = &{1'b0, perf_cycles, perf_lane_instrs, perf_warp_instrs};
       /* verilator lint_on UNUSEDSIGNAL */
     end else begin : g_no_simt
       assign simt_busy = 1'b0;
