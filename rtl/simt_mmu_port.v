@@ -6,18 +6,19 @@
 // response, and nothing is written. The unit's port contract holds: one answer per accepted
 // request, in order, at least a cycle later.
 //
-// One request at a time, the next taken in the cycle the current one finishes: the unit's
-// precise-stop rule already orders stores after every request whose page has not answered, and
-// a serial adapter keeps the fabric's read/write order trivially the program's order. A read
-// that hits a kept translation costs three cycles (take, fabric grant, data) instead of the
-// bench's one (docs/cores.md measures it); overlapping requests is the next step.
+// Reads whose page is kept go to the fabric at once, up to MAX_RD in flight (the fabric answers
+// a master's reads in order). Everything else (a store, a page to translate) waits until no
+// read is in flight and then runs alone, the next request being taken in the cycle it
+// finishes. So the answers leave in request order, the fabric sees stores in program order
+// after every earlier load, and the unit's precise-stop rule carries over unchanged.
 //
 // The MMU answers one translation in several cycles even on a TLB hit, so the adapter keeps
 // the last TC_ENTRIES pages it translated (frame, aperture, and which of read/write answered
 // without a fault). They are forgotten at every launch (clear_i): mappings cannot change while
 // a launch runs, because TLB_INV and page-table writes are commands ordered with it.
 module simt_mmu_port #(
-  parameter integer TC_ENTRIES = 4  // translations kept (fully associative, round-robin)
+  parameter integer TC_ENTRIES = 4, // translations kept (fully associative, round-robin)
+  parameter integer MAX_RD = 4      // reads in flight on the fabric (a power of two)
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -60,14 +61,18 @@ module simt_mmu_port #(
   localparam integer TW = (TC_ENTRIES > 1) ? $clog2(TC_ENTRIES) : 1;
   localparam [TW-1:0] TW_ONE = 1;
 
-  localparam [2:0] S_IDLE = 3'd0,  // ready for a request
-                   S_TR   = 3'd1,  // translation request presented
-                   S_TRW  = 3'd2,  // waiting for the translation
-                   S_RD   = 3'd3,  // read presented to the fabric
-                   S_RDW  = 3'd4,  // waiting for the read data
-                   S_WR   = 3'd5;  // write presented to the fabric
+  localparam integer RW = $clog2(MAX_RD) + 1;
+  localparam [RW-1:0] RW_ONE = 1;
+  localparam [31:0]   MAX_RD_W = MAX_RD;
+  localparam [RW-1:0] RD_LIMIT = MAX_RD_W[RW-1:0];
 
-  reg [2:0]  state_q;
+  localparam [1:0] S_IDLE = 2'd0,  // no store or translation running (reads may be in flight)
+                   S_TR   = 2'd1,  // translation request presented
+                   S_TRW  = 2'd2,  // waiting for the translation
+                   S_WR   = 2'd3;  // write presented to the fabric
+
+  reg [1:0]  state_q;
+  reg [RW-1:0] rd_out_q;  // reads the fabric took and has not answered
   reg [31:0] va_q, wdata_q;
   reg [3:0]  be_q;
   reg        write_q;
@@ -109,12 +114,17 @@ module simt_mmu_port #(
     end
   end
 
-  // The next request is taken in the cycle the current one finishes (its answer is registered
-  // at the same edge), so back-to-back requests that hit cost the fabric's turn-around only.
-  wire finish = ((state_q == S_RDW) && mem_rsp_valid_i) ||
-                ((state_q == S_WR) && mem_wr_ready_i) ||
+  // A read that hits is taken while the read slot frees and fewer than MAX_RD are in flight.
+  // Anything else is taken once nothing is in flight: in S_IDLE, or in the cycle a store or a
+  // faulting translation finishes (its answer is registered at the same edge).
+  wire rd_slot_free = !mem_rd_valid_o || mem_rd_ready_i;
+  wire rd_none      = !mem_rd_valid_o && (rd_out_q == {RW{1'b0}});
+  wire finish = ((state_q == S_WR) && mem_wr_ready_i) ||
                 ((state_q == S_TRW) && tr_rsp_valid_i && tr_rsp_fault_i);
-  assign req_ready_o    = ((state_q == S_IDLE) || finish) && !clear_i;
+  wire read_hit = !look_wr && hit;
+  assign req_ready_o = !clear_i &&
+                       (((state_q == S_IDLE) && read_hit && rd_slot_free && (rd_out_q != RD_LIMIT)) ||
+                        (((state_q == S_IDLE) || finish) && rd_none));
   assign tr_req_va_o    = va_q;
   assign tr_req_write_o = write_q;
   assign mem_rd_addr_o  = pa_q;
@@ -134,6 +144,7 @@ module simt_mmu_port #(
   always @(posedge clk_i) begin
     if (!rst_ni) begin
       state_q <= S_IDLE;
+      rd_out_q <= {RW{1'b0}};
       rsp_valid_o <= 1'b0;
       rsp_data_o <= 32'd0;
       rsp_fault_o <= 1'b0;
@@ -159,6 +170,16 @@ module simt_mmu_port #(
     end else begin
       rsp_valid_o <= 1'b0;
       rsp_fault_o <= 1'b0;
+      // The read channel: the presented read leaves when the fabric takes it; every answer
+      // goes to the unit a cycle later, in order (no store or fault answer is pending then).
+      if (mem_rd_valid_o && mem_rd_ready_i) mem_rd_valid_o <= 1'b0;
+      rd_out_q <= rd_out_q + ((mem_rd_valid_o && mem_rd_ready_i) ? RW_ONE : {RW{1'b0}})
+                           - (mem_rsp_valid_i ? RW_ONE : {RW{1'b0}});
+      if (mem_rsp_valid_i) begin
+        rsp_valid_o  <= 1'b1;
+        rsp_data_o   <= mem_rsp_data_i;
+        rsp_reason_o <= 4'd0;
+      end
       case (state_q)
         S_IDLE: ;
         S_TR: if (tr_req_ready_i) begin
@@ -183,20 +204,14 @@ module simt_mmu_port #(
             tc_rd_q[fill_idx] <= (same_any && tc_rd_q[fill_idx]) || !write_q;
             tc_wr_q[fill_idx] <= (same_any && tc_wr_q[fill_idx]) || write_q;
             if (!same_any) tc_victim_q <= tc_victim_q + TW_ONE;
-            if (write_q) mem_wr_valid_o <= 1'b1;
-            else mem_rd_valid_o <= 1'b1;
-            state_q <= write_q ? S_WR : S_RD;
+            if (write_q) begin
+              mem_wr_valid_o <= 1'b1;
+              state_q <= S_WR;
+            end else begin
+              mem_rd_valid_o <= 1'b1;
+              state_q <= S_IDLE;
+            end
           end
-        end
-        S_RD: if (mem_rd_ready_i) begin
-          mem_rd_valid_o <= 1'b0;
-          state_q <= S_RDW;
-        end
-        S_RDW: if (mem_rsp_valid_i) begin
-          rsp_valid_o  <= 1'b1;
-          rsp_data_o   <= mem_rsp_data_i;
-          rsp_reason_o <= 4'd0;
-          state_q <= S_IDLE;
         end
         S_WR: if (mem_wr_ready_i) begin
           mem_wr_valid_o <= 1'b0;
@@ -217,9 +232,13 @@ module simt_mmu_port #(
         if (hit) begin
           pa_q   <= {hit_frame, req_va_i[11:0]};
           host_q <= hit_host;
-          if (look_wr) mem_wr_valid_o <= 1'b1;
-          else mem_rd_valid_o <= 1'b1;
-          state_q <= look_wr ? S_WR : S_RD;
+          if (look_wr) begin
+            mem_wr_valid_o <= 1'b1;
+            state_q <= S_WR;
+          end else begin
+            mem_rd_valid_o <= 1'b1;
+            state_q <= S_IDLE;
+          end
         end else begin
           tr_req_valid_o <= 1'b1;
           state_q <= S_TR;
