@@ -8,7 +8,10 @@
 module command_processor #(
   parameter integer MEM_BYTES = 16777216,  // device memory bytes (range checks)
   parameter integer N_RINGS   = 2,         // command rings: 2 or 4
-  parameter integer GFX_ENGINE = 1         // 0: no graphics engine, GFX_* commands are BAD_COMMAND
+  parameter integer GFX_ENGINE = 1,        // 0: no graphics engine, GFX_* commands are BAD_COMMAND
+  parameter integer SIMT_SLOTS = 0,        // threads of the SIMT unit (lanes x warps); 0: no unit,
+                                           // LAUNCH_PROG is BAD_COMMAND
+  parameter integer SIMT_SHARED_BYTES = 4096  // the unit's shared memory (LAUNCH_PROG's limit)
 ) (
   input  wire                clk_i,
   input  wire                rst_ni,
@@ -65,6 +68,26 @@ module command_processor #(
   input  wire [31:0]         cu_fault_va_i,
   input  wire                cu_fault_write_i,
   input  wire [3:0]          cu_fault_reason_i,
+  // SIMT compute unit (LAUNCH_PROG)
+  output reg                 simt_start_o,
+  output wire [31:0]         simt_code_va_o,
+  output wire [31:0]         simt_args_va_o,
+  output wire [31:0]         simt_stack_va_o,
+  output wire [4:0]          simt_stack_log2_o,
+  output wire [15:0]         simt_grid_x_o,
+  output wire [15:0]         simt_grid_y_o,
+  output wire [15:0]         simt_grid_z_o,
+  output wire [9:0]          simt_block_x_o,
+  output wire [9:0]          simt_block_y_o,
+  output wire [9:0]          simt_block_z_o,
+  input  wire                simt_done_i,
+  input  wire                simt_fault_i,
+  input  wire [31:0]         simt_fault_va_i,
+  input  wire [1:0]          simt_fault_access_i,
+  input  wire [3:0]          simt_fault_reason_i,
+  input  wire [7:0]          simt_fault_lane_i,
+  input  wire [7:0]          simt_fault_warp_i,
+  input  wire [31:0]         simt_fault_pc_i,
   // graphics engine
   output reg                 gfx_start_o,
   output wire [1:0]          gfx_op_o,        // 0 fill, 1 blit, 2 mipgen
@@ -113,6 +136,8 @@ module command_processor #(
   reg [31:0] fault_info_q [0:N_RINGS-1];
   reg [31:0] fault_cmd_q [0:N_RINGS-1];
   reg [31:0] fault_next_q [0:N_RINGS-1];
+  reg [31:0] fault_thread_q [0:N_RINGS-1];  // LAUNCH_PROG: SIMT, access, warp, lane
+  reg [31:0] fault_pc_q [0:N_RINGS-1];
   reg [31:0] wait_val_q [0:N_RINGS-1];
   reg [7:0]  asid_q [0:N_RINGS-1];
   reg [1:0]  wait_ring_q [0:N_RINGS-1];
@@ -261,6 +286,7 @@ module command_processor #(
       OP_GFX_FILL:   hdr_ok = (GFX_ENGINE != 0) && (hdr_len == 8'd5);
       OP_GFX_BLIT:   hdr_ok = (GFX_ENGINE != 0) && (hdr_len == 8'd8);
       OP_GFX_MIPGEN: hdr_ok = (GFX_ENGINE != 0) && (hdr_len == 8'd8);
+      OP_LAUNCH_PROG: hdr_ok = (SIMT_SLOTS != 0) && (hdr_len == 8'd8) && (hdr_flags[7:5] == 3'd0);
       default:       hdr_ok = 1'b0;
     endcase
   end
@@ -312,6 +338,28 @@ module command_processor #(
   assign gfx_dst_w_o        = gfx_fill ? a2 : a6;
   assign gfx_dst_h_o        = gfx_fill ? a3 : a7;
   assign gfx_color_o        = a4;
+  // LAUNCH_PROG: code_va, args_va, grid_x, grid_y, grid_z, block (x, y, z in 10-bit fields),
+  // shared_bytes, stack_va; flags[4:0] the per-thread stack's log2.
+  assign simt_code_va_o     = a0;
+  assign simt_args_va_o     = a1;
+  assign simt_grid_x_o      = a2[15:0];
+  assign simt_grid_y_o      = a3[15:0];
+  assign simt_grid_z_o      = a4[15:0];
+  assign simt_block_x_o     = a5[9:0];
+  assign simt_block_y_o     = a5[19:10];
+  assign simt_block_z_o     = a5[29:20];
+  assign simt_stack_va_o    = a7;
+  assign simt_stack_log2_o  = flags_q[4:0];
+  // The launch's shape is checked here, so a bad one stops at the command with the header's
+  // address, as every malformed command does, before the unit starts. Only with a unit: the
+  // multiplier and compares are not built into a device without one.
+  wire [19:0] prog_bxy = {10'd0, a5[9:0]} * {10'd0, a5[19:10]};
+  wire [29:0] prog_threads = {10'd0, prog_bxy} * {20'd0, a5[29:20]};
+  wire prog_dim_bad = (a2 == 32'd0) || (a3 == 32'd0) || (a4 == 32'd0) ||
+                      (|a2[31:16]) || (|a3[31:16]) || (|a4[31:16]) || (|a5[31:30]) ||
+                      (a5[9:0] == 10'd0) || (a5[19:10] == 10'd0) || (a5[29:20] == 10'd0);
+  wire prog_bad = (SIMT_SLOTS == 0) || prog_dim_bad || ({2'd0, prog_threads} > SIMT_SLOTS) ||
+                  (a6 > SIMT_SHARED_BYTES);
 
   // ---- ring register reads ----
   wire [RW-1:0] rr = reg_ring_i[RW-1:0];
@@ -332,6 +380,8 @@ module command_processor #(
         RING_FAULT_VA:   reg_rdata_o = fault_va_q[rr];
         RING_FAULT_INFO: reg_rdata_o = fault_info_q[rr];
         RING_FAULT_CMD:  reg_rdata_o = fault_cmd_q[rr];
+        RING_FAULT_THREAD: reg_rdata_o = fault_thread_q[rr];
+        RING_FAULT_PC:   reg_rdata_o = fault_pc_q[rr];
         default:         reg_rdata_o = 32'd0;
       endcase
     end
@@ -348,6 +398,8 @@ module command_processor #(
       fault_info_q[cur_q] <= {8'd0, op_q, asid_q[cur_q], 3'd0, wr, reason};
       fault_cmd_q[cur_q]  <= cmd_head_q;
       fault_next_q[cur_q] <= next_head;
+      fault_thread_q[cur_q] <= 32'd0;
+      fault_pc_q[cur_q]     <= 32'd0;
       mem_rd_valid_o <= 1'b0;
       mem_wr_valid_o <= 1'b0;
       state_q <= S_FAULT;
@@ -359,7 +411,7 @@ module command_processor #(
       for (ri = 0; ri < N_RINGS; ri = ri + 1) begin
         base_q[ri] <= 0; size_q[ri] <= 0; head_q[ri] <= 0; tail_q[ri] <= 0; fence_q[ri] <= 0;
         root_q[ri] <= 0; fault_va_q[ri] <= 0; fault_info_q[ri] <= 0; fault_cmd_q[ri] <= 0;
-        fault_next_q[ri] <= 0; wait_val_q[ri] <= 0; asid_q[ri] <= 0; wait_ring_q[ri] <= 0;
+        fault_next_q[ri] <= 0; wait_val_q[ri] <= 0; fault_thread_q[ri] <= 0; fault_pc_q[ri] <= 0; asid_q[ri] <= 0; wait_ring_q[ri] <= 0;
       end
       enable_q <= 0; faulted_q <= 0; waiting_q <= 0; ctx_valid_q <= 0; reset_seen_q <= 0;
       state_q <= S_IDLE; cur_q <= 0; last_q <= 0;
@@ -370,12 +422,14 @@ module command_processor #(
       mem_rd_valid_o <= 1'b0; mem_rd_addr_o <= 0;
       mem_wr_valid_o <= 1'b0; mem_wr_addr_o <= 0; mem_wr_data_o <= 0;
       inv_valid_o <= 1'b0; dma_start_o <= 1'b0; cu_start_o <= 1'b0; gfx_start_o <= 1'b0;
+      simt_start_o <= 1'b0;
       fence_irq_o <= 0; fault_irq_o <= 0;
     end else begin
       inv_valid_o <= 1'b0;
       dma_start_o <= 1'b0;
       cu_start_o  <= 1'b0;
       gfx_start_o <= 1'b0;
+      simt_start_o <= 1'b0;
       fence_irq_o <= 0;
       fault_irq_o <= 0;
 
@@ -417,6 +471,8 @@ module command_processor #(
             fault_va_q[cur_q] <= cmd_base_q;
             fault_info_q[cur_q] <= {16'd0, asid_q[cur_q], 4'd0, FAULT_PHYS_RANGE};
             fault_cmd_q[cur_q] <= cmd_head_q;
+            fault_thread_q[cur_q] <= 32'd0;
+            fault_pc_q[cur_q] <= 32'd0;
             // No command was read: SKIP leaves HEAD here (it used to move HEAD to whatever an
             // earlier fault of this ring had left in FAULT_NEXT).
             fault_next_q[cur_q] <= cmd_head_q;
@@ -550,6 +606,16 @@ module command_processor #(
               gfx_start_o <= 1'b1;
               state_q <= S_ENGINE;
             end
+            OP_LAUNCH_PROG: begin
+              if (prog_bad) begin
+                raise_fault(FAULT_BAD_COMMAND, cur_base + cmd_head_q, 1'b0);
+                if (SIMT_SLOTS != 0)
+                  fault_thread_q[cur_q] <= {1'b1, 13'd0, SIMT_ACCESS_INSTR, 16'd0};
+              end else begin
+                simt_start_o <= 1'b1;
+                state_q <= S_ENGINE;
+              end
+            end
             OP_WAIT_FENCE: begin
               if (a0 >= N_RINGS) raise_fault(FAULT_BAD_COMMAND, a0, 1'b0);
               else begin
@@ -630,6 +696,16 @@ module command_processor #(
           if (gfx_done_i) begin
             if (gfx_fault_i) raise_fault(gfx_fault_reason_i, gfx_fault_va_i, gfx_fault_write_i);
             else state_q <= S_DONE;
+          end
+          // The unit's report: FAULT_VA/INFO as every engine's, plus the thread and the PC.
+          if (SIMT_SLOTS != 0 && simt_done_i) begin
+            if (simt_fault_i) begin
+              raise_fault(simt_fault_reason_i, simt_fault_va_i,
+                          simt_fault_access_i == SIMT_ACCESS_WRITE);
+              fault_thread_q[cur_q] <= {1'b1, 13'd0, simt_fault_access_i, simt_fault_warp_i,
+                                        simt_fault_lane_i};
+              fault_pc_q[cur_q] <= simt_fault_pc_i;
+            end else state_q <= S_DONE;
           end
         end
 

@@ -9,7 +9,10 @@ module csr_block #(
   parameter integer N_RINGS     = 2,         // reported in CAPS; ring blocks that answer
   parameter integer EVT_DEPTH   = 16,        // MMU event FIFO entries (power of two)
   parameter integer GFX_ENGINE  = 1,         // reported in CAPS.GFX
-  parameter integer EXT_MEM     = 0          // reported in CAPS.EXT_MEM (device memory is the SDRAM)
+  parameter integer EXT_MEM     = 0,         // reported in CAPS.EXT_MEM (device memory is the SDRAM)
+  parameter integer SIMT_LANES  = 0,         // reported in CAPS.SIMT and SIMT_CONFIG (0: no SIMT unit)
+  parameter integer SIMT_WARPS  = 4,         // reported in SIMT_CONFIG
+  parameter integer SIMT_SHARED_BYTES = 4096 // reported in SIMT_CONFIG (KiB)
 ) (
   input  wire               clk_i,
   input  wire               rst_ni,
@@ -128,6 +131,11 @@ module csr_block #(
     end
   endgenerate
 
+  // SIMT_CONFIG: lanes, warps, shared KiB (all 0 without the unit).
+  localparam integer SIMT_ON = (SIMT_LANES != 0) ? 1 : 0;
+  localparam [31:0] SIMT_CONFIG_W = (SIMT_ON * (SIMT_SHARED_BYTES / 1024)) * 65536 +
+                                    (SIMT_ON * SIMT_WARPS) * 256 + SIMT_LANES;
+
   // Register reads that need no memory access.
   reg [31:0] rdata;
   // Computed only for a read being taken, so the model does no work for it in other cycles.
@@ -139,7 +147,7 @@ module csr_block #(
       case (csr_addr_i)
         REG_ID:            rdata = VMGPU_ID_MAGIC;
         REG_VERSION:       rdata = VMGPU_HW_VERSION;
-        REG_CAPS:          rdata = {6'd0, EXT_MEM != 0, GFX_ENGINE != 0, 8'd12, TLB_ENTRIES_W[7:0], 4'd0, N_RINGS_W[3:0]};  // bit 24: graphics engine, 25: SDRAM
+        REG_CAPS:          rdata = {5'd0, SIMT_LANES != 0, EXT_MEM != 0, GFX_ENGINE != 0, 8'd12, TLB_ENTRIES_W[7:0], 4'd0, N_RINGS_W[3:0]};  // bit 24: graphics engine, 25: SDRAM, 26: SIMT unit
         REG_MEM_SIZE:      rdata = MEM_BYTES_W;
         REG_CYCLE_LO:      rdata = cycle_o[31:0];
         REG_CYCLE_HI:      rdata = cycle_hi_q;
@@ -157,6 +165,7 @@ module csr_block #(
         REG_EVT_VA:        rdata = evt_empty ? 32'd0 : evt_head[63:32];
         REG_EVT_PTE:       rdata = evt_empty ? 32'd0 : evt_head[31:0];
         REG_SCRATCH:       rdata = scratch_q;
+        REG_SIMT_CONFIG:   rdata = SIMT_CONFIG_W;
         default:           rdata = 32'd0;
       endcase
     end

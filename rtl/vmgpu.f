@@ -10,6 +10,12 @@ rtl/dma_engine.v
 rtl/compute_engine.v
 rtl/graphics_engine.v
 rtl/tr_port_arb.v
+rtl/simt/simt_alu.v
+rtl/simt/simt_div.v
+rtl/simt/simt_regfile.v
+rtl/simt/simt_lsu.v
+rtl/simt/simt_core.v
+rtl/simt_mmu_port.v
 rtl/command_processor.v
 rtl/csr_block.v
 rtl/vmgpu_top.v

@@ -15,7 +15,11 @@ module vmgpu_top #(
   parameter integer MEM_ARB_REG = 0,         // 1: the fabric's grants come from flip-flops (FPGA timing)
   parameter integer MMU_REQ_REG = 0,         // 1: translation requests registered before the TLB (FPGA timing)
   parameter integer GFX_ENGINE  = 1,         // 0: no graphics engine (CAPS.GFX reads 0, GFX_* commands are BAD_COMMAND)
-  parameter integer EXT_MEM     = 0          // 1: device memory outside, on the mem_* port; 0: block RAM inside
+  parameter integer EXT_MEM     = 0,         // 1: device memory outside, on the mem_* port; 0: block RAM inside
+  parameter integer SIMT_LANES  = 0,         // lanes per warp of the SIMT compute unit (rtl/simt); 0: no
+                                             // unit (CAPS.SIMT reads 0, LAUNCH_PROG is BAD_COMMAND)
+  parameter integer SIMT_WARPS  = 4,         // its warps (a block has at most SIMT_LANES x SIMT_WARPS threads)
+  parameter integer SIMT_SHARED_BYTES = 4096 // its shared memory (block RAM, a power of two)
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -56,9 +60,14 @@ module vmgpu_top #(
   output wire        idle_o,
   output wire        fault_o
 );
+  `include "vmgpu_regs.vh"
+
   localparam integer AW = $clog2(MEM_BYTES / 4);  // device word-address width
-  // Fabric masters, highest priority first.
-  localparam integer M_WALK = 0, M_WIN = 1, M_CP = 2, M_DMA = 3, M_CU = 4, M_GFX = 5, NM = 6;
+  // Fabric masters, highest priority first. The SIMT unit is a seventh only when it is built,
+  // so a device without it has the same fabric as before.
+  localparam integer SIMT_ON = (SIMT_LANES != 0) ? 1 : 0;
+  localparam integer M_WALK = 0, M_WIN = 1, M_CP = 2, M_DMA = 3, M_CU = 4, M_GFX = 5,
+                     M_SIMT = 6, NM = 6 + SIMT_ON;
 
   // ---- fabric master buses ----
   wire [NM-1:0]    m_rd_valid, m_rd_ready, m_rd_host, m_rsp_valid;
@@ -93,6 +102,15 @@ module vmgpu_top #(
   wire [31:0] cu_args_va, cu_fault_va;
   wire [3:0]  cu_fault_reason;
 
+  wire        simt_start, simt_busy, simt_done, simt_fault;
+  wire [31:0] simt_code_va, simt_args_va, simt_stack_va, simt_fault_va, simt_fault_pc;
+  wire [4:0]  simt_stack_log2;
+  wire [15:0] simt_grid_x, simt_grid_y, simt_grid_z;
+  wire [9:0]  simt_block_x, simt_block_y, simt_block_z;
+  wire [1:0]  simt_fault_access;
+  wire [3:0]  simt_fault_reason;
+  wire [7:0]  simt_fault_lane, simt_fault_warp;
+
   wire        gfx_start, gfx_busy, gfx_done, gfx_fault, gfx_fault_write;
   wire [1:0]  gfx_op;
   wire [31:0] gfx_src_va, gfx_src_pitch, gfx_src_w, gfx_src_h;
@@ -106,9 +124,13 @@ module vmgpu_top #(
   wire        tr1_req_valid, tr1_req_ready, tr1_req_write, tr1_rsp_valid, tr1_rsp_host, tr1_rsp_fault;
   wire [31:0] tr1_req_va, tr1_rsp_pa;
   wire [3:0]  tr1_rsp_reason;
-  // The compute and graphics engines share MMU port 1 (tr_port_arb, compute first).
+  // The compute and graphics engines share MMU port 1 (tr_port_arb, compute first); the SIMT
+  // unit, when built, shares the compute engine's side of it (a second tr_port_arb). The
+  // command processor runs one command at a time, so at most one of them asks at once.
   wire        cu_tr_req_valid, cu_tr_req_ready, cu_tr_req_write, cu_tr_rsp_valid;
   wire [31:0] cu_tr_req_va;
+  wire        ce_tr_req_valid, ce_tr_req_ready, ce_tr_req_write, ce_tr_rsp_valid;
+  wire [31:0] ce_tr_req_va;
   wire        gfx_tr_req_valid, gfx_tr_req_ready, gfx_tr_req_write, gfx_tr_rsp_valid;
   wire [31:0] gfx_tr_req_va;
 
@@ -177,7 +199,10 @@ module vmgpu_top #(
     .TLB_ENTRIES (TLB_ENTRIES),
     .N_RINGS     (N_RINGS),
     .GFX_ENGINE  (GFX_ENGINE),
-    .EXT_MEM     (EXT_MEM)
+    .EXT_MEM     (EXT_MEM),
+    .SIMT_LANES  (SIMT_LANES),
+    .SIMT_WARPS  (SIMT_WARPS),
+    .SIMT_SHARED_BYTES (SIMT_SHARED_BYTES)
   ) u_csr (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -204,7 +229,7 @@ module vmgpu_top #(
     .win_wr_data_o   (m_wr_data[32*M_WIN +: 32]),
     .cp_idle_i       (cp_idle),
     .dma_busy_i      (dma_busy),
-    .cu_busy_i       (cu_busy),
+    .cu_busy_i       (cu_busy | simt_busy),
     .gfx_busy_i      (gfx_busy),
     .ring_busy_i     (ring_busy),
     .ring_fault_i    (ring_fault),
@@ -233,7 +258,9 @@ module vmgpu_top #(
   command_processor #(
     .MEM_BYTES  (MEM_BYTES),
     .N_RINGS    (N_RINGS),
-    .GFX_ENGINE (GFX_ENGINE)
+    .GFX_ENGINE (GFX_ENGINE),
+    .SIMT_SLOTS (SIMT_LANES * SIMT_WARPS),
+    .SIMT_SHARED_BYTES (SIMT_SHARED_BYTES)
   ) u_cp (
     .clk_i              (clk_i),
     .rst_ni             (rst_ni),
@@ -285,6 +312,25 @@ module vmgpu_top #(
     .cu_fault_va_i      (cu_fault_va),
     .cu_fault_write_i   (cu_fault_write),
     .cu_fault_reason_i  (cu_fault_reason),
+    .simt_start_o       (simt_start),
+    .simt_code_va_o     (simt_code_va),
+    .simt_args_va_o     (simt_args_va),
+    .simt_stack_va_o    (simt_stack_va),
+    .simt_stack_log2_o  (simt_stack_log2),
+    .simt_grid_x_o      (simt_grid_x),
+    .simt_grid_y_o      (simt_grid_y),
+    .simt_grid_z_o      (simt_grid_z),
+    .simt_block_x_o     (simt_block_x),
+    .simt_block_y_o     (simt_block_y),
+    .simt_block_z_o     (simt_block_z),
+    .simt_done_i        (simt_done),
+    .simt_fault_i       (simt_fault),
+    .simt_fault_va_i    (simt_fault_va),
+    .simt_fault_access_i(simt_fault_access),
+    .simt_fault_reason_i(simt_fault_reason),
+    .simt_fault_lane_i  (simt_fault_lane),
+    .simt_fault_warp_i  (simt_fault_warp),
+    .simt_fault_pc_i    (simt_fault_pc),
     .gfx_start_o        (gfx_start),
     .gfx_op_o           (gfx_op),
     .gfx_src_va_o       (gfx_src_va),
@@ -365,11 +411,11 @@ module vmgpu_top #(
     .fault_va_o      (cu_fault_va),
     .fault_write_o   (cu_fault_write),
     .fault_reason_o  (cu_fault_reason),
-    .tr_req_valid_o  (cu_tr_req_valid),
-    .tr_req_ready_i  (cu_tr_req_ready),
-    .tr_req_va_o     (cu_tr_req_va),
-    .tr_req_write_o  (cu_tr_req_write),
-    .tr_rsp_valid_i  (cu_tr_rsp_valid),
+    .tr_req_valid_o  (ce_tr_req_valid),
+    .tr_req_ready_i  (ce_tr_req_ready),
+    .tr_req_va_o     (ce_tr_req_va),
+    .tr_req_write_o  (ce_tr_req_write),
+    .tr_rsp_valid_i  (ce_tr_rsp_valid),
     .tr_rsp_pa_i     (tr1_rsp_pa),
     .tr_rsp_host_i   (tr1_rsp_host),
     .tr_rsp_fault_i  (tr1_rsp_fault),
@@ -387,6 +433,183 @@ module vmgpu_top #(
     .mem_wr_data_o   (m_wr_data[32*M_CU +: 32]),
     .mem_wr_be_o     (m_wr_be[4*M_CU +: 4])
   );
+
+  // The SIMT compute unit (rtl/simt) behind the MMU: simt_mmu_port translates its virtual
+  // addresses on MMU port 1 (shared with the compute engine) and reaches memory as fabric
+  // master M_SIMT. Only with SIMT_LANES.
+  generate
+    if (SIMT_LANES != 0) begin : g_simt
+      wire        sm_req_valid, sm_req_ready, sm_rsp_valid, sm_rsp_fault;
+      wire [31:0] sm_req_va, sm_req_wdata, sm_rsp_data;
+      wire [2:0]  sm_req_op;
+      wire [3:0]  sm_req_be, sm_rsp_reason;
+      wire        sm_tr_req_valid, sm_tr_req_ready, sm_tr_req_write, sm_tr_rsp_valid;
+      wire [31:0] sm_tr_req_va;
+      wire [31:0] perf_cycles, perf_lane_instrs, perf_warp_instrs;
+      reg         simt_busy_q;
+
+      wire        unit_busy, unit_clk;
+      reg         start_hold_q;
+
+      // busy from the start pulse to done, so STATUS and idle_o see the launch at once
+      always @(posedge clk_i) begin
+        if (!rst_ni) simt_busy_q <= 1'b0;
+        else if (simt_start) simt_busy_q <= 1'b1;
+        else if (simt_done) simt_busy_q <= 1'b0;
+      end
+      assign simt_busy = simt_busy_q;
+
+      // The start pulse, held until the unit has taken it (it answers busy).
+      always @(posedge clk_i) begin
+        if (!rst_ni) start_hold_q <= 1'b0;
+        else if (simt_start) start_hold_q <= 1'b1;
+        else if (unit_busy) start_hold_q <= 1'b0;
+      end
+
+`ifdef VERILATOR
+      // Simulation speed only: in the Verilator model the unit's clock runs only from a start
+      // to one edge after its done pulse (and in reset). Verilator evaluates a block's logic
+      // when its clock has an edge, and the idle unit otherwise cost the model 60 % of its
+      // speed (docs/cores.md). The enable is a flop, so it rises after an edge and the unit's
+      // first edge of a launch comes in the same evaluation, after the other flops were
+      // updated: it sees start_hold_q set and starts; from then on its edges are clk_i's.
+      // sim/vmgpu_sim.cpp, which skips the evaluation at falling edges, lowers this clock's
+      // remembered value there as it does clk_i's. Other tools (synthesis, Icarus) clock the
+      // unit with clk_i: a gated clock has no place on the FPGA.
+      reg clk_en_q;
+      always @(posedge clk_i)
+        clk_en_q <= !rst_ni || simt_start || start_hold_q || unit_busy || simt_done;
+      assign unit_clk = clk_i & clk_en_q;
+`else
+      assign unit_clk = clk_i;
+`endif
+
+      simt_core #(
+        .LANES        (SIMT_LANES),
+        .WARPS        (SIMT_WARPS),
+        .SHARED_BYTES (SIMT_SHARED_BYTES),
+        .SHARED_BASE  (SIMT_SHARED_BASE)
+      ) u_simt (
+        .clk_i              (unit_clk),
+        .rst_ni             (rst_ni),
+        .start_i            (start_hold_q),
+        .entry_pc_i         (simt_code_va),
+        .args_i             (simt_args_va),
+        .stack_base_i       (simt_stack_va),
+        .stack_log2_i       (simt_stack_log2),
+        .grid_x_i           (simt_grid_x),
+        .grid_y_i           (simt_grid_y),
+        .grid_z_i           (simt_grid_z),
+        .block_x_i          (simt_block_x),
+        .block_y_i          (simt_block_y),
+        .block_z_i          (simt_block_z),
+        .busy_o             (unit_busy),
+        .done_o             (simt_done),
+        .fault_o            (simt_fault),
+        .fault_va_o         (simt_fault_va),
+        .fault_access_o     (simt_fault_access),
+        .fault_reason_o     (simt_fault_reason),
+        .fault_lane_o       (simt_fault_lane),
+        .fault_warp_o       (simt_fault_warp),
+        .fault_pc_o         (simt_fault_pc),
+        .perf_cycles_o      (perf_cycles),
+        .perf_lane_instrs_o (perf_lane_instrs),
+        .perf_warp_instrs_o (perf_warp_instrs),
+        .mem_req_valid_o    (sm_req_valid),
+        .mem_req_ready_i    (sm_req_ready),
+        .mem_req_va_o       (sm_req_va),
+        .mem_req_op_o       (sm_req_op),
+        .mem_req_wdata_o    (sm_req_wdata),
+        .mem_req_be_o       (sm_req_be),
+        .mem_rsp_valid_i    (sm_rsp_valid),
+        .mem_rsp_data_i     (sm_rsp_data),
+        .mem_rsp_fault_i    (sm_rsp_fault),
+        .mem_rsp_reason_i   (sm_rsp_reason)
+      );
+
+      simt_mmu_port u_simt_port (
+        .clk_i           (clk_i),
+        .rst_ni          (rst_ni),
+        .clear_i         (simt_start),
+        .req_valid_i     (sm_req_valid),
+        .req_ready_o     (sm_req_ready),
+        .req_va_i        (sm_req_va),
+        .req_op_i        (sm_req_op),
+        .req_wdata_i     (sm_req_wdata),
+        .req_be_i        (sm_req_be),
+        .rsp_valid_o     (sm_rsp_valid),
+        .rsp_data_o      (sm_rsp_data),
+        .rsp_fault_o     (sm_rsp_fault),
+        .rsp_reason_o    (sm_rsp_reason),
+        .tr_req_valid_o  (sm_tr_req_valid),
+        .tr_req_ready_i  (sm_tr_req_ready),
+        .tr_req_va_o     (sm_tr_req_va),
+        .tr_req_write_o  (sm_tr_req_write),
+        .tr_rsp_valid_i  (sm_tr_rsp_valid),
+        .tr_rsp_pa_i     (tr1_rsp_pa),
+        .tr_rsp_host_i   (tr1_rsp_host),
+        .tr_rsp_fault_i  (tr1_rsp_fault),
+        .tr_rsp_reason_i (tr1_rsp_reason),
+        .mem_rd_valid_o  (m_rd_valid[M_SIMT]),
+        .mem_rd_ready_i  (m_rd_ready[M_SIMT]),
+        .mem_rd_addr_o   (m_rd_addr[32*M_SIMT +: 32]),
+        .mem_rd_host_o   (m_rd_host[M_SIMT]),
+        .mem_rsp_valid_i (m_rsp_valid[M_SIMT]),
+        .mem_rsp_data_i  (m_rsp_data[32*M_SIMT +: 32]),
+        .mem_wr_valid_o  (m_wr_valid[M_SIMT]),
+        .mem_wr_ready_i  (m_wr_ready[M_SIMT]),
+        .mem_wr_addr_o   (m_wr_addr[32*M_SIMT +: 32]),
+        .mem_wr_host_o   (m_wr_host[M_SIMT]),
+        .mem_wr_data_o   (m_wr_data[32*M_SIMT +: 32]),
+        .mem_wr_be_o     (m_wr_be[4*M_SIMT +: 4])
+      );
+
+      tr_port_arb u_tr1_simt_arb (
+        .clk_i         (clk_i),
+        .rst_ni        (rst_ni),
+        .a_req_valid_i (ce_tr_req_valid),
+        .a_req_ready_o (ce_tr_req_ready),
+        .a_req_va_i    (ce_tr_req_va),
+        .a_req_write_i (ce_tr_req_write),
+        .a_rsp_valid_o (ce_tr_rsp_valid),
+        .b_req_valid_i (sm_tr_req_valid),
+        .b_req_ready_o (sm_tr_req_ready),
+        .b_req_va_i    (sm_tr_req_va),
+        .b_req_write_i (sm_tr_req_write),
+        .b_rsp_valid_o (sm_tr_rsp_valid),
+        .req_valid_o   (cu_tr_req_valid),
+        .req_ready_i   (cu_tr_req_ready),
+        .req_va_o      (cu_tr_req_va),
+        .req_write_o   (cu_tr_req_write),
+        .rsp_valid_i   (cu_tr_rsp_valid)
+      );
+      // The counters are read by the unit's own test bench; the device does not report them yet.
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire unused_simt = &{1'b0, perf_cycles, perf_lane_instrs, perf_warp_instrs};
+      /* verilator lint_on UNUSEDSIGNAL */
+    end else begin : g_no_simt
+      assign simt_busy = 1'b0;
+      assign simt_done = 1'b0;
+      assign simt_fault = 1'b0;
+      assign simt_fault_va = 32'd0;
+      assign simt_fault_access = 2'd0;
+      assign simt_fault_reason = 4'd0;
+      assign simt_fault_lane = 8'd0;
+      assign simt_fault_warp = 8'd0;
+      assign simt_fault_pc = 32'd0;
+      assign cu_tr_req_valid = ce_tr_req_valid;
+      assign ce_tr_req_ready = cu_tr_req_ready;
+      assign cu_tr_req_va = ce_tr_req_va;
+      assign cu_tr_req_write = ce_tr_req_write;
+      assign ce_tr_rsp_valid = cu_tr_rsp_valid;
+      // The command processor's launch operands have no receiver in this configuration.
+      /* verilator lint_off UNUSEDSIGNAL */
+      wire unused_simt = &{1'b0, simt_start, simt_code_va, simt_args_va, simt_stack_va,
+                           simt_stack_log2, simt_grid_x, simt_grid_y, simt_grid_z, simt_block_x,
+                           simt_block_y, simt_block_z};
+      /* verilator lint_on UNUSEDSIGNAL */
+    end
+  endgenerate
 
   // The graphics engine and its share of MMU port 1 exist only with GFX_ENGINE (the smallest
   // FPGA builds leave them out; the command processor then refuses GFX_* commands).

@@ -44,6 +44,17 @@ struct HasClkPrev : std::false_type {};
 template <class Root>
 struct HasClkPrev<Root, std::void_t<decltype(std::declval<Root &>().__Vtrigrprev__TOP__clk_i)>>
     : std::true_type {};
+// The SIMT unit's clock in the model (vmgpu_top's g_simt.unit_clk: clk_i while the unit works,
+// low otherwise) falls with clk_i too; a skipped eval records that the same way.
+template <class Root, class = void>
+struct HasSimtClkPrev : std::false_type {};
+template <class Root>
+struct HasSimtClkPrev<Root, std::void_t<decltype(std::declval<Root &>()
+    .__Vtrigrprev__TOP__vmgpu_top__DOT__g_simt__DOT__unit_clk)>> : std::true_type {};
+template <class Root>
+inline void simt_clk_fell(Root &r) {
+  if constexpr (HasSimtClkPrev<Root>::value) r.__Vtrigrprev__TOP__vmgpu_top__DOT__g_simt__DOT__unit_clk = 0;
+}
 
 class SimBase {
  public:
@@ -227,10 +238,12 @@ class Sim final : public SimBase {
     m.clk_i = 0;
     if constexpr (kSdram) changed = true;  // the chip's beat is an input of the next edge
     if constexpr (!kTraced && HasClkPrev<std::remove_pointer_t<decltype(m.rootp)>>::value) {
-      if (changed)
+      if (changed) {
         m.eval();
-      else
+      } else {
         m.rootp->__Vtrigrprev__TOP__clk_i = 0;
+        simt_clk_fell(*m.rootp);
+      }
     } else {
       m.eval();
       dump(cycles * kWaveNsPerCycle);

@@ -18,6 +18,8 @@ localparam integer REG_CAPS_GFX_LSB = 24;
 localparam integer REG_CAPS_GFX_WIDTH = 1;
 localparam integer REG_CAPS_EXT_MEM_LSB = 25;
 localparam integer REG_CAPS_EXT_MEM_WIDTH = 1;
+localparam integer REG_CAPS_SIMT_LSB = 26;
+localparam integer REG_CAPS_SIMT_WIDTH = 1;
 localparam [11:0] REG_MEM_SIZE = 12'h00C;
 localparam [11:0] REG_CYCLE_LO = 12'h010;
 localparam [11:0] REG_CYCLE_HI = 12'h014;
@@ -67,6 +69,13 @@ localparam [11:0] REG_EVT_PTE = 12'h04C;
 localparam [11:0] REG_EVT_POP = 12'h050;
 localparam [11:0] REG_SCRATCH = 12'h054;
 localparam [11:0] REG_MEM_REFRESH_CYCLES = 12'h058;
+localparam [11:0] REG_SIMT_CONFIG = 12'h05C;
+localparam integer REG_SIMT_CONFIG_LANES_LSB = 0;
+localparam integer REG_SIMT_CONFIG_LANES_WIDTH = 8;
+localparam integer REG_SIMT_CONFIG_WARPS_LSB = 8;
+localparam integer REG_SIMT_CONFIG_WARPS_WIDTH = 8;
+localparam integer REG_SIMT_CONFIG_SHARED_KIB_LSB = 16;
+localparam integer REG_SIMT_CONFIG_SHARED_KIB_WIDTH = 16;
 // Ring registers: REG_RING_BASE + r * REG_RING_STRIDE + RING_<name>
 localparam [11:0] REG_RING_BASE = 12'h100;
 localparam [11:0] REG_RING_STRIDE = 12'h040;
@@ -105,6 +114,16 @@ localparam integer RING_FAULT_INFO_ASID_WIDTH = 8;
 localparam integer RING_FAULT_INFO_OPCODE_LSB = 16;
 localparam integer RING_FAULT_INFO_OPCODE_WIDTH = 8;
 localparam [11:0] RING_FAULT_CMD = 12'h02C;
+localparam [11:0] RING_FAULT_THREAD = 12'h030;
+localparam integer RING_FAULT_THREAD_LANE_LSB = 0;
+localparam integer RING_FAULT_THREAD_LANE_WIDTH = 8;
+localparam integer RING_FAULT_THREAD_WARP_LSB = 8;
+localparam integer RING_FAULT_THREAD_WARP_WIDTH = 8;
+localparam integer RING_FAULT_THREAD_ACCESS_LSB = 16;
+localparam integer RING_FAULT_THREAD_ACCESS_WIDTH = 2;
+localparam integer RING_FAULT_THREAD_SIMT_LSB = 31;
+localparam integer RING_FAULT_THREAD_SIMT_WIDTH = 1;
+localparam [11:0] RING_FAULT_PC = 12'h034;
 // OP: Command opcodes (header bits [7:0]). Header: [7:0] opcode, [15:8] payload length in words, [31:16] flags.
 localparam [7:0] OP_NOP = 8'd0;
 localparam [7:0] OP_BIND_CTX = 8'd1;
@@ -120,6 +139,7 @@ localparam [7:0] OP_WAIT_FENCE = 8'd10;
 localparam [7:0] OP_GFX_FILL = 8'd11;
 localparam [7:0] OP_GFX_BLIT = 8'd12;
 localparam [7:0] OP_GFX_MIPGEN = 8'd13;
+localparam [7:0] OP_LAUNCH_PROG = 8'd14;
 // FAULT: Fault reasons (RING_FAULT_INFO.REASON, EVT_INFO.REASON).
 localparam [3:0] FAULT_NONE = 4'd0;
 localparam [3:0] FAULT_PDE_INVALID = 4'd1;
@@ -137,6 +157,13 @@ localparam [7:0] KERNEL_ADD = 8'd2;
 localparam [7:0] KERNEL_SCALE = 8'd3;
 localparam [7:0] KERNEL_AXPY = 8'd4;
 localparam [7:0] KERNEL_REDUCE_SUM = 8'd5;
+// SIMT_ACCESS: Access of a SIMT fault (RING_FAULT_THREAD.ACCESS).
+localparam [1:0] SIMT_ACCESS_READ = 2'd0;
+localparam [1:0] SIMT_ACCESS_WRITE = 2'd1;
+localparam [1:0] SIMT_ACCESS_FETCH = 2'd2;
+localparam [1:0] SIMT_ACCESS_INSTR = 2'd3;
+// SIMT: The SIMT unit's fixed addresses.
+localparam [31:0] SIMT_SHARED_BASE = 32'd4278190080;
 // EVT: MMU event kinds (EVT_INFO.KIND).
 localparam [3:0] EVT_NONE = 4'd0;
 localparam [3:0] EVT_TLB_FILL = 4'd1;

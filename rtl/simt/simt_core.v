@@ -149,15 +149,22 @@ module simt_core #(
 
   // The PCs and available lanes of one warp, by a mux per warp rather than a variable part
   // select (which Yosys builds as a bit-granular shifter over all SLOTS*32 bits).
+  // (Plain Verilog-2005: Icarus, the second compiler of tests/lint, builds vmgpu_top with them.)
   function automatic [LANES*32-1:0] warp_pcs(input [SLOTS*32-1:0] pcs, input [WW-1:0] w);
-    warp_pcs = {LANES*32{1'b0}};
-    for (integer i = 0; i < WARPS; i = i + 1)
-      if (w == i[WW-1:0]) warp_pcs = pcs[i*LANES*32 +: LANES*32];
+    integer i;
+    begin
+      warp_pcs = {LANES*32{1'b0}};
+      for (i = 0; i < WARPS; i = i + 1)
+        if (w == i[WW-1:0]) warp_pcs = pcs[i*LANES*32 +: LANES*32];
+    end
   endfunction
   function automatic [LANES-1:0] warp_bits(input [SLOTS-1:0] bits, input [WW-1:0] w);
-    warp_bits = {LANES{1'b0}};
-    for (integer i = 0; i < WARPS; i = i + 1)
-      if (w == i[WW-1:0]) warp_bits = bits[i*LANES +: LANES];
+    integer i;
+    begin
+      warp_bits = {LANES{1'b0}};
+      for (i = 0; i < WARPS; i = i + 1)
+        if (w == i[WW-1:0]) warp_bits = bits[i*LANES +: LANES];
+    end
   endfunction
 
   wire [LANES*32-1:0] sel_pcs = warp_pcs(pc_q, sel_w);

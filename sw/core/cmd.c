@@ -242,6 +242,83 @@ int vmgpu_cmd_launch(vmgpu_stream *s, unsigned kernel, uint32_t dst_va, uint32_t
     return rc;
 }
 
+/* The SIMT stack area: slots x VMGPU_SIMT_STACK_BYTES of device memory per context, mapped
+ * read-write (granules), at the first LAUNCH_PROG. */
+static int stack_area(vmgpu_stream *s)
+{
+    vmgpu_ctx *ctx = s->ctx;
+    vmgpu_dev *dev = ctx->dev;
+    if (ctx->stack_va) return VMGPU_OK;
+    uint32_t slots = dev->info.simt_lanes * dev->info.simt_warps;
+    uint32_t bytes = (slots * VMGPU_SIMT_STACK_BYTES + VMGPU_GRANULE - 1) & ~(VMGPU_GRANULE - 1);
+    uint32_t va, pa;
+    int rc = vmgpu_va_reserve(ctx, bytes, VMGPU_GRANULE, 0, &va);
+    if (rc) return rc;
+    rc = vmgpu_phys_alloc(dev, bytes, VMGPU_GRANULE, &pa);
+    if (rc) {
+        vmgpu_va_free(ctx, va);
+        return rc;
+    }
+    rc = vmgpu_map(ctx, va, pa, bytes, VMGPU_MAP_READ | VMGPU_MAP_WRITE);
+    if (rc) {
+        vmgpu_phys_free(dev, pa);
+        vmgpu_va_free(ctx, va);
+        return rc;
+    }
+    ctx->stack_va = va;
+    ctx->stack_pa = pa;
+    return VMGPU_OK;
+}
+
+/* The launch's shape against the unit's: NULL when it fits, else what is wrong. */
+static const char *launch_prog_bad(const vmgpu_dev_info *in, uint32_t code_va, uint32_t args_va,
+                                   const uint32_t grid[3], const uint32_t block[3],
+                                   uint32_t shared_bytes)
+{
+    if (!in->simt_lanes) return "the device has no SIMT unit (CAPS.SIMT is 0)";
+    if (!code_va || (code_va & 3)) return "code_va must be nonzero and word aligned";
+    if (args_va & 3) return "args_va must be word aligned";
+    if (!grid || !block) return "grid and block must not be NULL";
+    uint64_t threads = 1;
+    for (int d = 0; d < 3; d++) {
+        if (grid[d] == 0 || grid[d] > 65535) return "a grid dimension is 0 or above 65535";
+        if (block[d] == 0 || block[d] > 1023) return "a block dimension is 0 or above 1023";
+        threads *= block[d];
+    }
+    if (threads > (uint64_t)in->simt_lanes * in->simt_warps)
+        return "more threads per block than the unit has (lanes x warps)";
+    if (shared_bytes > in->simt_shared_bytes) return "shared_bytes above the unit's shared memory";
+    return NULL;
+}
+
+int vmgpu_cmd_launch_prog(vmgpu_stream *s, uint32_t code_va, uint32_t args_va,
+                          const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes)
+{
+    if (s && s->ctx->dev->remote) {
+        if (!grid || !block)
+            return core_fail(s->ctx->dev, VMGPU_ERR_INVALID, "launch_prog: grid and block must not be NULL");
+        return remote_cmd(s, VMGPU_MSG_CMD_LAUNCH_PROG, 9, (uint64_t[]){code_va, args_va, grid[0],
+                          grid[1], grid[2], block[0], block[1], block[2], shared_bytes});
+    }
+    int rc = stream_ok(s, "launch_prog");
+    if (rc) return rc;
+    vmgpu_dev *dev = s->ctx->dev;
+    const char *bad = launch_prog_bad(&dev->info, code_va, args_va, grid, block, shared_bytes);
+    if (bad) return core_fail(dev, VMGPU_ERR_INVALID, "launch_prog: %s", bad);
+    rc = stack_area(s);
+    if (rc) return rc;
+    unsigned stack_log2 = 0;
+    while ((1u << stack_log2) < VMGPU_SIMT_STACK_BYTES) stack_log2++;
+    core_trace("launch_prog (asid %u): code va 0x%08x args va 0x%08x grid %u x %u x %u block "
+               "%u x %u x %u shared %u, stacks at va 0x%08x (%u bytes per thread)", s->ctx->asid,
+               code_va, args_va, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+               shared_bytes, s->ctx->stack_va, VMGPU_SIMT_STACK_BYTES);
+    uint32_t w[9] = {VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, stack_log2), code_va, args_va,
+                     grid[0], grid[1], grid[2], block[0] | block[1] << 10 | block[2] << 20,
+                     shared_bytes, s->ctx->stack_va};
+    return queue(s, w, 9);
+}
+
 int vmgpu_cmd_timestamp(vmgpu_stream *s, uint32_t pa)
 {
     if (s && s->ctx->dev->remote) return remote_cmd(s, VMGPU_MSG_CMD_TIMESTAMP, 1, (uint64_t[]){pa});

@@ -97,6 +97,7 @@ struct vmgpu_ctx {
     int faulted;
     char fault_msg[256];
     uint32_t args_va, args_pa;     /* argument area (0 until the first launch) */
+    uint32_t stack_va, stack_pa;   /* SIMT stack area (0 until the first LAUNCH_PROG) */
     unsigned args_next;
     unsigned nstreams;
     uint32_t rid;                  /* remote: the server's id of this context */

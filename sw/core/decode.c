@@ -90,6 +90,15 @@ size_t vmgpu_cmd_decode(const uint32_t *w, size_t n, char *buf, size_t len)
             break;
         }
         goto generic;
+    case VMGPU_OP_LAUNCH_PROG:
+        if (plen == 8) {
+            snprintf(buf, len, "LAUNCH_PROG code va 0x%08x args va 0x%08x grid %u x %u x %u block "
+                     "%u x %u x %u shared %u stacks va 0x%08x (%u bytes each)", a[0], a[1], a[2],
+                     a[3], a[4], a[5] & 0x3ff, (a[5] >> 10) & 0x3ff, (a[5] >> 20) & 0x3ff, a[6],
+                     a[7], (flags & 0x1f) < 32 ? 1u << (flags & 0x1f) : 0);
+            break;
+        }
+        goto generic;
     default:
     generic:
         snprintf(buf, len, "%-10s header 0x%08x (%u payload words)",

@@ -81,6 +81,14 @@ static int dev_init(vmgpu_dev *dev, const vmgpu_dev_options *opt)
     dev->info.tlb_entries = (caps & VMGPU_REG_CAPS_TLB_ENTRIES_MASK) >> VMGPU_REG_CAPS_TLB_ENTRIES_LSB;
     dev->info.page_shift = (caps & VMGPU_REG_CAPS_PAGE_SHIFT_MASK) >> VMGPU_REG_CAPS_PAGE_SHIFT_LSB;
     dev->info.has_gfx = (caps & VMGPU_REG_CAPS_GFX_MASK) != 0;
+    if (caps & VMGPU_REG_CAPS_SIMT_MASK) {
+        uint32_t sc = 0;
+        RD(VMGPU_REG_SIMT_CONFIG, &sc);
+        dev->info.simt_lanes = (sc & VMGPU_REG_SIMT_CONFIG_LANES_MASK) >> VMGPU_REG_SIMT_CONFIG_LANES_LSB;
+        dev->info.simt_warps = (sc & VMGPU_REG_SIMT_CONFIG_WARPS_MASK) >> VMGPU_REG_SIMT_CONFIG_WARPS_LSB;
+        dev->info.simt_shared_bytes = ((sc & VMGPU_REG_SIMT_CONFIG_SHARED_KIB_MASK) >>
+                                       VMGPU_REG_SIMT_CONFIG_SHARED_KIB_LSB) * 1024u;
+    }
     dev->info.host_port_link = !(dev->hal->ops && dev->hal->ops->name && strcmp(dev->hal->ops->name, "sim") == 0);
     if (dev->info.page_shift != 12 || dev->info.n_rings == 0 ||
         dev->info.n_rings > VMGPU_REG_RING_MAX || mem < 8 * VMGPU_PAGE_SIZE || (mem & (mem - 1)))

@@ -45,6 +45,7 @@ uint64_t ctx_hash(const vmgpu_ctx *ctx, uint64_t h)
     h = fnv32(h, ctx->root);
     h = fnv32(h, (uint32_t)ctx->faulted);
     h = fnv32(h, ctx->args_va);
+    h = fnv32(h, ctx->stack_va);
     for (unsigned i = 0; i < PDE_COUNT; i++) {
         h = fnv32(h, ctx->pde[i]);
         if (ctx->pt[i])
@@ -241,6 +242,10 @@ void ctx_free_all(vmgpu_ctx *ctx)
     if (k >= 0) rs_remove(&dev->ptpool, (size_t)k);
     if (ctx->args_pa) {
         long a = rs_find_start(&dev->phys, ctx->args_pa);
+        if (a >= 0) rs_remove(&dev->phys, (size_t)a);
+    }
+    if (ctx->stack_pa) {
+        long a = rs_find_start(&dev->phys, ctx->stack_pa);
         if (a >= 0) rs_remove(&dev->phys, (size_t)a);
     }
     rs_free_all(&ctx->va);

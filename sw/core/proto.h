@@ -116,6 +116,7 @@ enum vmgpu_msg {
                                 (counters, event FIFO, ring state; never MEM_ADDR/MEM_DATA) */
     VMGPU_MSG_REG_WRITE,     /* register offset, value: EVT_POP only */
     VMGPU_MSG_CMD_TLB_INV,   /* stream id: TLB_INV of the stream's own ASID */
+    VMGPU_MSG_CMD_LAUNCH_PROG, /* id, code, args, grid x, y, z, block x, y, z, shared bytes */
     VMGPU_MSG_COUNT
 };
 

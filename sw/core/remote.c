@@ -394,6 +394,9 @@ static int hello(vmgpu_dev *dev, char *err, size_t errlen)
     dev->info.tlb_entries = (unsigned)((ret[2] >> 8) & 0xffff);
     dev->info.has_gfx = (unsigned)((ret[2] >> 24) & 1);
     dev->info.host_port_link = (unsigned)((ret[2] >> 25) & 1);
+    dev->info.simt_lanes = (unsigned)((ret[2] >> 32) & 0xff);
+    dev->info.simt_warps = (unsigned)((ret[2] >> 40) & 0xff);
+    dev->info.simt_shared_bytes = (uint32_t)((ret[2] >> 48) & 0xffff) * 1024u;
     dev->info.page_shift = 12;
     dev->info.user_base = (uint32_t)ret[3];
     dev->info.user_bytes = (uint32_t)(ret[3] >> 32);

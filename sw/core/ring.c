@@ -271,6 +271,9 @@ static int handle_fault(vmgpu_dev *dev, unsigned r)
     RD(VMGPU_RING_REG(r, VMGPU_RING_FAULT_INFO), &info);
     RD(VMGPU_RING_REG(r, VMGPU_RING_FAULT_CMD), &cmd);
     RD(VMGPU_RING_REG(r, VMGPU_RING_FENCE), &fence);
+    uint32_t thread = 0, pc = 0;
+    RD(VMGPU_RING_REG(r, VMGPU_RING_FAULT_THREAD), &thread);
+    RD(VMGPU_RING_REG(r, VMGPU_RING_FAULT_PC), &pc);
     unsigned reason = (info & VMGPU_RING_FAULT_INFO_REASON_MASK) >> VMGPU_RING_FAULT_INFO_REASON_LSB;
     unsigned wr = (info & VMGPU_RING_FAULT_INFO_WRITE_MASK) != 0;
     unsigned asid = (info & VMGPU_RING_FAULT_INFO_ASID_MASK) >> VMGPU_RING_FAULT_INFO_ASID_LSB;
@@ -288,6 +291,21 @@ static int handle_fault(vmgpu_dev *dev, unsigned r)
         snprintf(msg, sizeof msg, "ring %u: command at offset 0x%x (%s, header 0x%08x) faulted: %s "
                  "on %s of VA 0x%08x, ASID %u", r, cmd, opn, hdr, fault_name(reason),
                  wr ? "write" : "read", va, asid);
+    if (thread & VMGPU_RING_FAULT_THREAD_SIMT_MASK) {
+        /* LAUNCH_PROG: the thread and instruction; a launch whose shape the command processor
+         * refused names none (PC 0), an illegal instruction has VA = PC */
+        static const char *const acc[] = {"read", "write", "instruction fetch", "instruction"};
+        unsigned access = (thread & VMGPU_RING_FAULT_THREAD_ACCESS_MASK) >> VMGPU_RING_FAULT_THREAD_ACCESS_LSB;
+        size_t k = strlen(msg);
+        if (reason == VMGPU_FAULT_BAD_COMMAND && pc == 0)
+            snprintf(msg + k, sizeof msg - k, "; the grid, block or shared memory does not fit "
+                     "the SIMT unit");
+        else
+            snprintf(msg + k, sizeof msg - k, "; SIMT %s%s by lane %u warp %u at PC 0x%08x",
+                     reason == VMGPU_FAULT_BAD_COMMAND ? "illegal " : "", acc[access],
+                     (thread & VMGPU_RING_FAULT_THREAD_LANE_MASK) >> VMGPU_RING_FAULT_THREAD_LANE_LSB,
+                     (thread & VMGPU_RING_FAULT_THREAD_WARP_MASK) >> VMGPU_RING_FAULT_THREAD_WARP_LSB, pc);
+    }
     trace_mmu_events(dev);
     core_trace("fault: %s; resetting ring %u (its queued work is dropped)", msg, r);
     vmgpu_ctx *ctx = asid < MAX_ASIDS ? dev->ctx_by_asid[asid] : NULL;

@@ -361,7 +361,8 @@ static int op_hello(request *r, answer *a)
     a->h.ret[0] = (uint64_t)getpid();
     a->h.ret[1] = in.version | (uint64_t)in.mem_size << 32;
     a->h.ret[2] = in.n_rings | (uint64_t)in.tlb_entries << 8 | (uint64_t)in.has_gfx << 24 |
-                  (uint64_t)in.host_port_link << 25;
+                  (uint64_t)in.host_port_link << 25 | (uint64_t)in.simt_lanes << 32 |
+                  (uint64_t)in.simt_warps << 40 | (uint64_t)(in.simt_shared_bytes / 1024u) << 48;
     a->h.ret[3] = in.user_base | (uint64_t)in.user_bytes << 32;
     return VMGPU_OK;
 }
@@ -678,6 +679,11 @@ static int op_stream(request *r, answer *a)
         return vmgpu_cmd_timestamp(s, A32(1));
     case VMGPU_MSG_CMD_WAIT_FENCE: return vmgpu_cmd_wait_fence(s, A32(1), A32(2));
     case VMGPU_MSG_CMD_TLB_INV: return vmgpu_cmd_tlb_inv(s);
+    case VMGPU_MSG_CMD_LAUNCH_PROG: {
+        CHECK(args32(a, q, 9, 1));
+        uint32_t grid[3] = {A32(3), A32(4), A32(5)}, block[3] = {A32(6), A32(7), A32(8)};
+        return vmgpu_cmd_launch_prog(s, A32(1), A32(2), grid, block, A32(9));
+    }
     case VMGPU_MSG_STREAM_MAP:
         CHECK(map_target(a, c, q->arg[2], q->arg[3], q->arg[4]));
         return vmgpu_stream_map(s, A32(1), A32(2), A32(3), A32(4));
@@ -853,7 +859,7 @@ static int dispatch(request *r, answer *a)
     case VMGPU_MSG_CMD_COPY_2D: case VMGPU_MSG_CMD_FILL: case VMGPU_MSG_CMD_FILL_2D:
     case VMGPU_MSG_CMD_LAUNCH: case VMGPU_MSG_CMD_GFX_FILL: case VMGPU_MSG_CMD_GFX_BLIT:
     case VMGPU_MSG_CMD_GFX_MIPGEN: case VMGPU_MSG_CMD_TIMESTAMP: case VMGPU_MSG_CMD_WAIT_FENCE:
-    case VMGPU_MSG_CMD_TLB_INV: case VMGPU_MSG_STREAM_MAP: case VMGPU_MSG_STREAM_SUBMIT: case VMGPU_MSG_STREAM_SYNC:
+    case VMGPU_MSG_CMD_TLB_INV: case VMGPU_MSG_CMD_LAUNCH_PROG: case VMGPU_MSG_STREAM_MAP: case VMGPU_MSG_STREAM_SUBMIT: case VMGPU_MSG_STREAM_SYNC:
     case VMGPU_MSG_STREAM_WAIT_STREAM:
         return op_stream(r, a);
     case VMGPU_MSG_EVENT_CREATE: case VMGPU_MSG_EVENT_DESTROY: case VMGPU_MSG_EVENT_RECORD:

@@ -197,7 +197,7 @@ static void gen_gfx(cmd *c)
     c->off = off; c->width = 4 * w; c->height = h; c->pitch = pitch; c->pattern = w6[5]; c->psize = 4;
 }
 
-static const unsigned k_len[VMGPU_OP_COUNT] = {0, 2, 2, 4, 2, 3, 6, 5, 1, 1, 2, 5, 8, 8};
+static const unsigned k_len[VMGPU_OP_COUNT] = {0, 2, 2, 4, 2, 3, 6, 5, 1, 1, 2, 5, 8, 8, 8};
 
 static void gen_malformed(cmd *c, int last)
 {

@@ -19,6 +19,8 @@
 #define VMGPU_REG_CAPS_GFX_MASK 0x01000000u
 #define VMGPU_REG_CAPS_EXT_MEM_LSB 25u
 #define VMGPU_REG_CAPS_EXT_MEM_MASK 0x02000000u
+#define VMGPU_REG_CAPS_SIMT_LSB 26u
+#define VMGPU_REG_CAPS_SIMT_MASK 0x04000000u
 #define VMGPU_REG_MEM_SIZE 0x00Cu /* ro: Device memory size in bytes. */
 #define VMGPU_REG_CYCLE_LO 0x010u /* ro: Cycle counter, low word. Reading it latches the high word into CYCLE_HI. */
 #define VMGPU_REG_CYCLE_HI 0x014u /* ro: Cycle counter, high word as latched by the last CYCLE_LO read. */
@@ -68,6 +70,13 @@
 #define VMGPU_REG_EVT_POP 0x050u /* wo: Any write drops the oldest MMU event (if any) and clears EVT_COUNT.DROPPED and OVERFLOW. */
 #define VMGPU_REG_SCRATCH 0x054u /* rw: Free for software; link tests use it. */
 #define VMGPU_REG_MEM_REFRESH_CYCLES 0x058u /* ro: Cycles the device memory was held for refresh (the SDRAM controller's refresh request to the end of tRFC); stays 0 with block RAM. */
+#define VMGPU_REG_SIMT_CONFIG 0x05Cu /* ro: Shape of the SIMT compute unit (all 0 when CAPS.SIMT is 0). A block has at most LANES x WARPS threads. */
+#define VMGPU_REG_SIMT_CONFIG_LANES_LSB 0u
+#define VMGPU_REG_SIMT_CONFIG_LANES_MASK 0x000000FFu
+#define VMGPU_REG_SIMT_CONFIG_WARPS_LSB 8u
+#define VMGPU_REG_SIMT_CONFIG_WARPS_MASK 0x0000FF00u
+#define VMGPU_REG_SIMT_CONFIG_SHARED_KIB_LSB 16u
+#define VMGPU_REG_SIMT_CONFIG_SHARED_KIB_MASK 0xFFFF0000u
 
 /* Ring registers: VMGPU_RING_REG(r, VMGPU_RING_<name>) */
 #define VMGPU_REG_RING_BASE 0x100u
@@ -108,6 +117,16 @@
 #define VMGPU_RING_FAULT_INFO_OPCODE_LSB 16u
 #define VMGPU_RING_FAULT_INFO_OPCODE_MASK 0x00FF0000u
 #define VMGPU_RING_FAULT_CMD 0x2Cu /* ro: Ring byte offset of the faulting command's header. */
+#define VMGPU_RING_FAULT_THREAD 0x30u /* ro: Which thread of a LAUNCH_PROG faulted (0 for every other fault). */
+#define VMGPU_RING_FAULT_THREAD_LANE_LSB 0u
+#define VMGPU_RING_FAULT_THREAD_LANE_MASK 0x000000FFu
+#define VMGPU_RING_FAULT_THREAD_WARP_LSB 8u
+#define VMGPU_RING_FAULT_THREAD_WARP_MASK 0x0000FF00u
+#define VMGPU_RING_FAULT_THREAD_ACCESS_LSB 16u
+#define VMGPU_RING_FAULT_THREAD_ACCESS_MASK 0x00030000u
+#define VMGPU_RING_FAULT_THREAD_SIMT_LSB 31u
+#define VMGPU_RING_FAULT_THREAD_SIMT_MASK 0x80000000u
+#define VMGPU_RING_FAULT_PC 0x34u /* ro: PC of the faulting instruction of a LAUNCH_PROG (0 for every other fault). */
 
 /* OP: Command opcodes (header bits [7:0]). Header: [7:0] opcode, [15:8] payload length in words, [31:16] flags. */
 #define VMGPU_OP_NOP 0u /* Any length; the payload is skipped. */
@@ -124,8 +143,9 @@
 #define VMGPU_OP_GFX_FILL 11u /* len 5: dst_va, dst_pitch, width, height, color. Graphics engine: every 32-bit pixel of the width x height rectangle becomes color. VAs and pitches (bytes) must be word aligned (else MISALIGNED); width or height above 65535 (GFX_MAX_DIM) faults BAD_COMMAND; width or height 0 does nothing. FAULT_VA of an operand fault is dst_va (a write). 1 cycle per pixel. */
 #define VMGPU_OP_GFX_BLIT 12u /* len 8: src_va, src_pitch, src_w, src_h, dst_va, dst_pitch, dst_w, dst_h. Nearest-neighbour scaled copy of 32-bit pixels: dst(x,y) = src(floor(x*src_w/dst_w), floor(y*src_h/dst_h)). Checked in this order before any access: a misaligned src_va or src_pitch, then dst_va or dst_pitch, faults MISALIGNED; dst_w or dst_h above 65535 (GFX_MAX_DIM) faults BAD_COMMAND; dst_w or dst_h 0 does nothing; src_w or src_h 0 or above 65535 faults BAD_COMMAND. An operand fault reports its rectangle's VA: src_va as a read, dst_va as a write. 3 cycles per pixel at 1:1 or enlarging, one more per source column skipped when shrinking. */
 #define VMGPU_OP_GFX_MIPGEN 13u /* len 8: src_va, src_pitch, src_w, src_h, dst_va, dst_pitch, dst_w, dst_h. One mip level: 2x2 box filter per 8-bit channel, dst(x,y) = (s(2x,2y) + s(2x+1,2y) + s(2x,2y+1) + s(2x+1,2y+1) + 2) >> 2, source coordinates clamped to src_w-1 / src_h-1. Same operand rules as GFX_BLIT. 6 cycles per pixel. */
-#define VMGPU_OP_COUNT 14u
-static const char *const vmgpu_op_names[] = {"NOP", "BIND_CTX", "FENCE", "PTE_FILL", "WRITE_IMM", "TLB_INV", "DMA_COPY", "DMA_FILL", "LAUNCH", "TIMESTAMP", "WAIT_FENCE", "GFX_FILL", "GFX_BLIT", "GFX_MIPGEN"};
+#define VMGPU_OP_LAUNCH_PROG 14u /* len 8: code_va, args_va, grid_x, grid_y, grid_z, block (x [9:0], y [19:10], z [29:20]), shared_bytes, stack_va. flags[4:0]: log2 of each thread's stack bytes. SIMT unit (CAPS.SIMT): every thread of the grid starts at code_va with CSR args = args_va; thread slot s (warp x LANES + lane) owns the stack bytes below stack_va + (s+1) << flags[4:0]. A grid dimension 0 or above 65535, a zero block dimension, a block of more than LANES x WARPS threads, block bits [31:30] set, or shared_bytes above the unit's shared memory fault BAD_COMMAND (FAULT_VA: the header's address, FAULT_THREAD.ACCESS 3). A faulting access stops the grid precisely; FAULT_THREAD and FAULT_PC name the thread and instruction. */
+#define VMGPU_OP_COUNT 15u
+static const char *const vmgpu_op_names[] = {"NOP", "BIND_CTX", "FENCE", "PTE_FILL", "WRITE_IMM", "TLB_INV", "DMA_COPY", "DMA_FILL", "LAUNCH", "TIMESTAMP", "WAIT_FENCE", "GFX_FILL", "GFX_BLIT", "GFX_MIPGEN", "LAUNCH_PROG"};
 
 /* FAULT: Fault reasons (RING_FAULT_INFO.REASON, EVT_INFO.REASON). */
 #define VMGPU_FAULT_NONE 0u /* No fault. */
@@ -149,6 +169,15 @@ static const char *const vmgpu_fault_names[] = {"NONE", "PDE_INVALID", "PTE_INVA
 #define VMGPU_KERNEL_REDUCE_SUM 5u /* dst[0] = a[0] + ... + a[n-1] */
 #define VMGPU_KERNEL_COUNT 6u
 static const char *const vmgpu_kernel_names[] = {"FILL", "COPY", "ADD", "SCALE", "AXPY", "REDUCE_SUM"};
+
+/* SIMT_ACCESS: Access of a SIMT fault (RING_FAULT_THREAD.ACCESS). */
+#define VMGPU_SIMT_ACCESS_READ 0u /* A load. */
+#define VMGPU_SIMT_ACCESS_WRITE 1u /* A store. */
+#define VMGPU_SIMT_ACCESS_FETCH 2u /* An instruction fetch (FAULT_VA is the PC). */
+#define VMGPU_SIMT_ACCESS_INSTR 3u /* The instruction itself (illegal) or the launch (bad dimensions). */
+
+/* SIMT: The SIMT unit's fixed addresses. */
+#define VMGPU_SIMT_SHARED_BASE 4278190080u /* VA of the shared-memory window (0xFF000000): served from the unit's block RAM, never translated. */
 
 /* EVT: MMU event kinds (EVT_INFO.KIND). */
 #define VMGPU_EVT_NONE 0u /* FIFO empty. */

@@ -86,6 +86,9 @@ typedef struct vmgpu_dev_info {
                                 link exchange per word: sim-board, serial, ftdi), 0 when the
                                 host memory is beside the device (the in-process sim); through
                                 the device server, the answer for the server's device */
+    unsigned simt_lanes;  /* SIMT compute unit (CAPS.SIMT, SIMT_CONFIG): lanes per warp, 0 when */
+    unsigned simt_warps;  /*   the device has none; warps; a block has at most lanes x warps */
+    uint32_t simt_shared_bytes; /* its shared memory (the window at VMGPU_SIMT_SHARED_BASE) */
 } vmgpu_dev_info;
 
 /* Options of vmgpu_dev_open_ex; zero fields take defaults. */
@@ -222,6 +225,22 @@ int vmgpu_cmd_fill_2d(vmgpu_stream *s, uint32_t dst_va, uint32_t dst_pitch, uint
  * the context's argument area, which is mapped read-only in the context. */
 int vmgpu_cmd_launch(vmgpu_stream *s, unsigned kernel, uint32_t dst_va, uint32_t a_va,
                      uint32_t b_va, uint32_t n, uint32_t scalar);
+/*
+ * Program on the SIMT compute unit (LAUNCH_PROG; docs/cores.md): every thread of a grid of
+ * grid[0] x grid[1] x grid[2] blocks of block[0] x block[1] x block[2] threads starts at code_va
+ * (RV32IM code mapped readable in the stream's context, e.g. clang's output with crt0, or
+ * sw/ptx's translation) with CSR args = args_va (the argument block, laid out as the kernel
+ * declares it; the caller writes it). Each thread gets a stack of VMGPU_SIMT_STACK_BYTES in the
+ * context's stack area (one area per context, mapped read-write at the first launch).
+ * VMGPU_ERR_INVALID and nothing queued: no SIMT unit (info.simt_lanes 0), code_va 0 or not
+ * word aligned, args_va not word aligned, NULL grid/block, a grid dimension 0 or above 65535, a
+ * block dimension 0 or above 1023, more than simt_lanes x simt_warps threads per block, or
+ * shared_bytes above simt_shared_bytes. A faulting access stops the grid: the wait's error (and
+ * vmgpu_ctx_status) names the VA, ASID, lane, warp and PC.
+ */
+#define VMGPU_SIMT_STACK_BYTES 4096u
+int vmgpu_cmd_launch_prog(vmgpu_stream *s, uint32_t code_va, uint32_t args_va,
+                          const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes);
 /* Graphics engine (CAPS.GFX). Pixels are 32-bit words (RGBA8, R in byte 0); every VA and
  * pitch (bytes) must be word aligned and every width/height 1..VMGPU_GFX_MAX_DIM (65535), and
  * the rectangles must not run past 4 GiB, else VMGPU_ERR_INVALID and nothing is queued.

@@ -1,0 +1,254 @@
+`default_nettype none
+// simt_mmu_port: puts the SIMT unit's virtual-address memory port (rtl/simt/simt_lsu.v) behind
+// the MMU. Each request is translated on an MMU translation port in the context of the running
+// command, then read or written on a fabric master port at the physical address (device memory
+// or, for host-aperture pages, the host port); a translation fault is answered as a faulting
+// response, and nothing is written. The unit's port contract holds: one answer per accepted
+// request, in order, at least a cycle later.
+//
+// Reads whose page is kept go to the fabric at once, up to MAX_RD in flight (the fabric answers
+// a master's reads in order). Everything else (a store, a page to translate) waits until no
+// read is in flight and then runs alone, the next request being taken in the cycle it
+// finishes. So the answers leave in request order, the fabric sees stores in program order
+// after every earlier load, and the unit's precise-stop rule carries over unchanged.
+//
+// The MMU answers one translation in several cycles even on a TLB hit, so the adapter keeps
+// the last TC_ENTRIES pages it translated (frame, aperture, and which of read/write answered
+// without a fault). They are forgotten at every launch (clear_i): mappings cannot change while
+// a launch runs, because TLB_INV and page-table writes are commands ordered with it.
+module simt_mmu_port #(
+  parameter integer TC_ENTRIES = 4, // translations kept (fully associative, round-robin)
+  parameter integer MAX_RD = 4      // reads in flight on the fabric (a power of two)
+) (
+  input  wire        clk_i,
+  input  wire        rst_ni,
+  input  wire        clear_i,        // a launch starts: forget every translation
+  // the unit's port (virtual addresses, word aligned)
+  input  wire        req_valid_i,
+  output wire        req_ready_o,
+  input  wire [31:0] req_va_i,
+  input  wire [2:0]  req_op_i,       // 0 read, 1 write, 2 instruction fetch
+  input  wire [31:0] req_wdata_i,
+  input  wire [3:0]  req_be_i,
+  output reg         rsp_valid_o,
+  output reg  [31:0] rsp_data_o,
+  output reg         rsp_fault_o,
+  output reg  [3:0]  rsp_reason_o,
+  // MMU translation port
+  output reg         tr_req_valid_o,
+  input  wire        tr_req_ready_i,
+  output wire [31:0] tr_req_va_o,
+  output wire        tr_req_write_o,
+  input  wire        tr_rsp_valid_i,
+  input  wire [31:0] tr_rsp_pa_i,
+  input  wire        tr_rsp_host_i,
+  input  wire        tr_rsp_fault_i,
+  input  wire [3:0]  tr_rsp_reason_i,
+  // fabric master port (physical byte addresses)
+  output reg         mem_rd_valid_o,
+  input  wire        mem_rd_ready_i,
+  output wire [31:0] mem_rd_addr_o,
+  output wire        mem_rd_host_o,
+  input  wire        mem_rsp_valid_i,
+  input  wire [31:0] mem_rsp_data_i,
+  output reg         mem_wr_valid_o,
+  input  wire        mem_wr_ready_i,
+  output wire [31:0] mem_wr_addr_o,
+  output wire        mem_wr_host_o,
+  output wire [31:0] mem_wr_data_o,
+  output wire [3:0]  mem_wr_be_o
+);
+  localparam integer TW = (TC_ENTRIES > 1) ? $clog2(TC_ENTRIES) : 1;
+  localparam [TW-1:0] TW_ONE = 1;
+
+  localparam integer RW = $clog2(MAX_RD) + 1;
+  localparam [RW-1:0] RW_ONE = 1;
+  localparam [31:0]   MAX_RD_W = MAX_RD;
+  localparam [RW-1:0] RD_LIMIT = MAX_RD_W[RW-1:0];
+
+  localparam [1:0] S_IDLE = 2'd0,  // no store or translation running (reads may be in flight)
+                   S_TR   = 2'd1,  // translation request presented
+                   S_TRW  = 2'd2,  // waiting for the translation
+                   S_WR   = 2'd3;  // write presented to the fabric
+
+  reg [1:0]  state_q;
+  reg [RW-1:0] rd_out_q;  // reads the fabric took and has not answered
+  reg [31:0] va_q, wdata_q;
+  reg [3:0]  be_q;
+  reg        write_q;
+  reg [31:0] pa_q;
+  reg        host_q;
+
+  // translation cache
+  reg [TC_ENTRIES-1:0] tc_valid_q, tc_rd_q, tc_wr_q, tc_host_q;
+  reg [19:0]           tc_vpn_q   [0:TC_ENTRIES-1];
+  reg [19:0]           tc_frame_q [0:TC_ENTRIES-1];
+  reg [TW-1:0]         tc_victim_q;
+
+  // Two lookups: the request being accepted (hit) and the one being translated (where its
+  // translation goes).
+  wire        look_wr  = (req_op_i == 3'd1);
+  reg                  hit;
+  reg  [19:0]          hit_frame;
+  reg                  hit_host;
+  reg                  same_any;   // an entry holds this page (with either permission)
+  reg  [TW-1:0]        same_idx;
+  integer i;
+  always @(*) begin
+    hit = 1'b0;
+    hit_frame = 20'd0;
+    hit_host = 1'b0;
+    same_any = 1'b0;
+    same_idx = {TW{1'b0}};
+    for (i = 0; i < TC_ENTRIES; i = i + 1) begin
+      if (tc_valid_q[i] && tc_vpn_q[i] == va_q[31:12]) begin
+        same_any = 1'b1;
+        same_idx = i[TW-1:0];
+      end
+      if (tc_valid_q[i] && tc_vpn_q[i] == req_va_i[31:12] &&
+          (look_wr ? tc_wr_q[i] : tc_rd_q[i])) begin
+        hit = 1'b1;
+        hit_frame = tc_frame_q[i];
+        hit_host = tc_host_q[i];
+      end
+    end
+  end
+
+  // A read that hits is taken while the read slot frees and fewer than MAX_RD are in flight.
+  // Anything else is taken once nothing is in flight: in S_IDLE, or in the cycle a store or a
+  // faulting translation finishes (its answer is registered at the same edge).
+  wire rd_slot_free = !mem_rd_valid_o || mem_rd_ready_i;
+  wire rd_none      = !mem_rd_valid_o && (rd_out_q == {RW{1'b0}});
+  wire finish = ((state_q == S_WR) && mem_wr_ready_i) ||
+                ((state_q == S_TRW) && tr_rsp_valid_i && tr_rsp_fault_i);
+  wire read_hit = !look_wr && hit;
+  assign req_ready_o = !clear_i &&
+                       (((state_q == S_IDLE) && read_hit && rd_slot_free && (rd_out_q != RD_LIMIT)) ||
+                        (((state_q == S_IDLE) || finish) && rd_none));
+  assign tr_req_va_o    = va_q;
+  assign tr_req_write_o = write_q;
+  assign mem_rd_addr_o  = pa_q;
+  assign mem_rd_host_o  = host_q;
+  assign mem_wr_addr_o  = pa_q;
+  assign mem_wr_host_o  = host_q;
+  assign mem_wr_data_o  = wdata_q;
+  assign mem_wr_be_o    = be_q;
+
+  wire take = req_valid_i && req_ready_o;
+  // The translation's page offset is the request's own.
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_pa = &{1'b0, tr_rsp_pa_i[11:0]};
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [TW-1:0] fill_idx = same_any ? same_idx : tc_victim_q;
+
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      state_q <= S_IDLE;
+      rd_out_q <= {RW{1'b0}};
+      rsp_valid_o <= 1'b0;
+      rsp_data_o <= 32'd0;
+      rsp_fault_o <= 1'b0;
+      rsp_reason_o <= 4'd0;
+      tr_req_valid_o <= 1'b0;
+      mem_rd_valid_o <= 1'b0;
+      mem_wr_valid_o <= 1'b0;
+      va_q <= 32'd0;
+      wdata_q <= 32'd0;
+      be_q <= 4'd0;
+      write_q <= 1'b0;
+      pa_q <= 32'd0;
+      host_q <= 1'b0;
+      tc_valid_q <= {TC_ENTRIES{1'b0}};
+      tc_rd_q <= {TC_ENTRIES{1'b0}};
+      tc_wr_q <= {TC_ENTRIES{1'b0}};
+      tc_host_q <= {TC_ENTRIES{1'b0}};
+      tc_victim_q <= {TW{1'b0}};
+      for (i = 0; i < TC_ENTRIES; i = i + 1) begin
+        tc_vpn_q[i] <= 20'd0;
+        tc_frame_q[i] <= 20'd0;
+      end
+    end else begin
+      rsp_valid_o <= 1'b0;
+      rsp_fault_o <= 1'b0;
+      // The read channel: the presented read leaves when the fabric takes it; every answer
+      // goes to the unit a cycle later, in order (no store or fault answer is pending then).
+      if (mem_rd_valid_o && mem_rd_ready_i) mem_rd_valid_o <= 1'b0;
+      rd_out_q <= rd_out_q + ((mem_rd_valid_o && mem_rd_ready_i) ? RW_ONE : {RW{1'b0}})
+                           - (mem_rsp_valid_i ? RW_ONE : {RW{1'b0}});
+      if (mem_rsp_valid_i) begin
+        rsp_valid_o  <= 1'b1;
+        rsp_data_o   <= mem_rsp_data_i;
+        rsp_reason_o <= 4'd0;
+      end
+      case (state_q)
+        S_IDLE: ;
+        S_TR: if (tr_req_ready_i) begin
+          tr_req_valid_o <= 1'b0;
+          state_q <= S_TRW;
+        end
+        S_TRW: if (tr_rsp_valid_i) begin
+          if (tr_rsp_fault_i) begin
+            rsp_valid_o  <= 1'b1;
+            rsp_fault_o  <= 1'b1;
+            rsp_reason_o <= tr_rsp_reason_i;
+            rsp_data_o   <= 32'd0;
+            state_q <= S_IDLE;
+          end else begin
+            pa_q   <= {tr_rsp_pa_i[31:12], va_q[11:0]};
+            host_q <= tr_rsp_host_i;
+            tc_valid_q[fill_idx] <= 1'b1;
+            tc_vpn_q[fill_idx]   <= va_q[31:12];
+            tc_frame_q[fill_idx] <= tr_rsp_pa_i[31:12];
+            tc_host_q[fill_idx]  <= tr_rsp_host_i;
+            // A page already kept keeps the permission it had and gains this one.
+            tc_rd_q[fill_idx] <= (same_any && tc_rd_q[fill_idx]) || !write_q;
+            tc_wr_q[fill_idx] <= (same_any && tc_wr_q[fill_idx]) || write_q;
+            if (!same_any) tc_victim_q <= tc_victim_q + TW_ONE;
+            if (write_q) begin
+              mem_wr_valid_o <= 1'b1;
+              state_q <= S_WR;
+            end else begin
+              mem_rd_valid_o <= 1'b1;
+              state_q <= S_IDLE;
+            end
+          end
+        end
+        S_WR: if (mem_wr_ready_i) begin
+          mem_wr_valid_o <= 1'b0;
+          rsp_valid_o  <= 1'b1;
+          rsp_data_o   <= 32'd0;
+          rsp_reason_o <= 4'd0;
+          state_q <= S_IDLE;
+        end
+        default: state_q <= S_IDLE;
+      endcase
+      // A new request (in S_IDLE, or as the current one finishes: these assignments come
+      // after the state's own and win).
+      if (take) begin
+        va_q    <= req_va_i;
+        wdata_q <= req_wdata_i;
+        be_q    <= req_be_i;
+        write_q <= look_wr;
+        if (hit) begin
+          pa_q   <= {hit_frame, req_va_i[11:0]};
+          host_q <= hit_host;
+          if (look_wr) begin
+            mem_wr_valid_o <= 1'b1;
+            state_q <= S_WR;
+          end else begin
+            mem_rd_valid_o <= 1'b1;
+            state_q <= S_IDLE;
+          end
+        end else begin
+          tr_req_valid_o <= 1'b1;
+          state_q <= S_TR;
+        end
+      end
+      // Only between requests: a launch starts with the port idle.
+      if (clear_i) begin
+        tc_valid_q <= {TC_ENTRIES{1'b0}};
+        tc_victim_q <= {TW{1'b0}};
+      end
+    end
+  end
+endmodule
