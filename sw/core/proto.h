@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 #define VMGPU_PROTO_MAGIC 0x44504756u   /* "VGPD" little-endian */
-#define VMGPU_PROTO_VERSION 3u  /* 2: answers carry the link round trips; REG_READ/REG_WRITE;
-                                   3: CMD_TLB_INV */
+#define VMGPU_PROTO_VERSION 4u  /* 2: answers carry the link round trips; REG_READ/REG_WRITE;
+                                   3: CMD_TLB_INV; 4: CMD_LAUNCH_PROG */
 #define VMGPU_PROTO_NARGS 10
 #define VMGPU_PROTO_TEXT_MAX 512u
 /* Bytes of the bulk buffer every client hands the server at HELLO. */
