@@ -8,7 +8,8 @@ must be there too: sdram_copy_efficiency in (0, 1] ((bytes read + bytes written)
 the chip's 2 bytes per cycle at the design clock, equal to twice dma_copy_bytes_per_cycle / 2),
 sdram_refresh_overhead in (0, 0.05) and tlb_miss_cycles > 0 (page tables in the SDRAM).
 With `cuda sdram` (the in-process model's SDRAM configuration, VMGPU_SIM_MEMORY=sdram): the
-CUDA checks, flat curves, and the same SDRAM keys."""
+CUDA checks, flat curves, and the same SDRAM keys. With `simt` (a device with the SIMT unit): the
+kernel keys, in range."""
 import re
 import subprocess
 import sys
@@ -79,6 +80,17 @@ if not board:
     check(vals.get("server_cuda_map_granule_link_round_trips") == vals.get("cuda_map_granule_link_round_trips")
           == vals.get("inproc_cuda_map_granule_link_round_trips"),
           "cuda_map_granule_link_round_trips the same through the server and in-process")
+if "simt" in modes:
+    # The SIMT unit's figures (NVRTC's PTX translated by sw/ptx, run through the MMU).
+    for k in ("ptx_translate_ms", "kernel_vadd_bytes_per_cycle", "kernel_lane_ipc"):
+        check(vals.get(k, 0) > 0, f"{k} present and positive")
+    check(0 < vals.get("kernel_lane_ipc", 0) <= 1.0, "kernel_lane_ipc in (0, 1]")
+    r = vals.get("kernel_vadd_dma_peak_ratio", -1)
+    check(0 < r <= 1.0 and abs(r - vals.get("kernel_vadd_bytes_per_cycle", 0) / 4) < 0.001,
+          f"kernel_vadd_dma_peak_ratio {r} in (0, 1] and kernel_vadd_bytes_per_cycle / 4")
+    check(vals.get("sim_cycles_per_second_simt_busy", 0) > 0, "sim_cycles_per_second_simt_busy present")
+else:
+    check("kernel_lane_ipc" not in vals, "no kernel keys on a device without the SIMT unit")
 if sdram:
     e = vals.get("sdram_copy_efficiency", -1)
     check(0 < e <= 1.0, f"sdram_copy_efficiency {e} in (0, 1]")

@@ -17,6 +17,11 @@
 #ifdef VMGPU_BENCH_HAVE_SIM
 #include "vmgpu_sim.h"
 #endif
+#ifdef VMGPU_BENCH_HAVE_PTX
+#include "vmgpu/ptx.h"
+#include "gridstride_ptx.h" /* k_gridstride_ptx: NVRTC's vadd_gs (tests/ptx/kernels/gridstride.cu) */
+#include "spin_ptx.h"       /* k_spin_ptx: NVRTC's spin (tests/ptx/kernels/spin.cu) */
+#endif
 #ifdef VMGPU_BENCH_HAVE_CUDA
 #include <cuda.h>
 
@@ -720,6 +725,175 @@ static void server_bench(void)
     printf("inproc_cuda_map_granule_link_round_trips %" PRIu64 "\n", rt_i);
 }
 
+#ifdef VMGPU_BENCH_HAVE_PTX
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static uint32_t reg(vmgpu_hal *hal, uint32_t off)
+{
+    uint32_t v = 0;
+    TRY(vmgpu_reg_read(hal, off, &v) ? VMGPU_ERR_IO : VMGPU_OK);
+    return v;
+}
+
+/* A buffer of device memory mapped in c. */
+struct kbuf { uint32_t pa, va, bytes; };
+static struct kbuf kbuf_new(vmgpu_ctx *c, uint32_t bytes, unsigned flags)
+{
+    struct kbuf b;
+    b.bytes = (bytes + GRAN - 1) & ~(GRAN - 1);
+    TRY(vmgpu_phys_alloc(dev, b.bytes, 0, &b.pa));
+    TRY(vmgpu_va_reserve(c, b.bytes, 0, 0, &b.va));
+    TRY(vmgpu_map(c, b.va, b.pa, b.bytes, flags));
+    return b;
+}
+static void kbuf_free(vmgpu_ctx *c, struct kbuf *b)
+{
+    TRY(vmgpu_unmap(c, b->va, b->bytes));
+    TRY(vmgpu_va_free(c, b->va));
+    TRY(vmgpu_phys_free(dev, b->pa));
+}
+
+/* One translated kernel in c: its code mapped read-only, and an argument block. */
+struct kprog { ptx_module *mod; const ptx_kernel *k; struct kbuf code, args; };
+static struct kprog kprog_load(vmgpu_ctx *c, const char *text)
+{
+    struct kprog p;
+    ptx_error err;
+    ptx_status st = ptx_translate(text, strlen(text), NULL, &p.mod, &err);
+    if (st != PTX_OK) {
+        fprintf(stderr, "vmgpu-bench: PTX: %s at line %d (%s): %s\n", ptx_status_name(st), err.line,
+                err.instr, err.message);
+        exit(1);
+    }
+    p.k = &p.mod->kernels[0];
+    p.code = kbuf_new(c, p.mod->code_bytes, VMGPU_MAP_READ);
+    uint8_t *w = calloc(1, (p.mod->code_bytes + 3) & ~3u);
+    memcpy(w, p.mod->code, p.mod->code_bytes);
+    TRY(vmgpu_phys_write(dev, p.code.pa, w, (p.mod->code_bytes + 3) & ~3u));
+    free(w);
+    p.args = kbuf_new(c, PAGE, VMGPU_MAP_READ);
+    return p;
+}
+/* Writes the kernel's parameters (32-bit values; a pointer's high word stays 0). */
+static void kprog_args(struct kprog *p, const uint32_t *v, unsigned n)
+{
+    uint32_t w[32] = {0};
+    if (n != p->k->num_params) {
+        fprintf(stderr, "vmgpu-bench: kernel %s has %u parameters, not %u\n", p->k->name, p->k->num_params, n);
+        exit(1);
+    }
+    for (unsigned i = 0; i < n; i++) w[p->k->params[i].offset / 4] = v[i];
+    TRY(vmgpu_phys_write(dev, p->args.pa, w, sizeof w));
+}
+static void kprog_free(vmgpu_ctx *c, struct kprog *p)
+{
+    kbuf_free(c, &p->code);
+    kbuf_free(c, &p->args);
+    ptx_module_free(p->mod);
+}
+
+/* Launches p (grid x block threads), waits, and returns the unit's busy cycles
+ * (SIMT_CYCLES); *lane_instrs gets SIMT_LANE_INSTRS. */
+static uint32_t klaunch(vmgpu_stream *s, vmgpu_hal *hal, struct kprog *p, uint32_t grid, uint32_t block,
+                        uint32_t *lane_instrs)
+{
+    uint32_t g[3] = {grid, 1, 1}, b[3] = {block, 1, 1};
+    TRY(vmgpu_cmd_launch_prog(s, p->code.va + p->k->entry, p->args.va, g, b, p->k->shared_bytes));
+    TRY(vmgpu_stream_sync(s));
+    if (lane_instrs) *lane_instrs = reg(hal, VMGPU_REG_SIMT_LANE_INSTRS);
+    return reg(hal, VMGPU_REG_SIMT_CYCLES);
+}
+
+/*
+ * The SIMT unit's figures, with NVIDIA's PTX of two test kernels translated here:
+ * - ptx_translate_ms: translating spin.ptx (NVRTC, 94 lines), mean of 200;
+ * - kernel_vadd_bytes_per_cycle: c[i] = a[i] + b[i] (grid-stride, int32) over 64 Ki elements,
+ *   bytes moved (8 read + 4 written per element) per cycle the unit was busy; its ratio to the
+ *   DMA's peak (a 32-bit word per cycle) is kernel_vadd_dma_peak_ratio;
+ * - kernel_lane_ipc: spin (a compute-bound recurrence), instructions retired per lane per cycle;
+ * - sim_cycles_per_second_simt_busy: the simulated device's speed while the unit runs (wall clock;
+ *   the in-process simulator only).
+ */
+static void kernel_bench(vmgpu_ctx *c, vmgpu_stream *s, vmgpu_hal *hal, const vmgpu_dev_info *info)
+{
+    enum { TRANSLATIONS = 200 };
+    double t0 = now_s();
+    for (int i = 0; i < TRANSLATIONS; i++) {
+        ptx_module *m;
+        if (ptx_translate(k_spin_ptx, strlen(k_spin_ptx), NULL, &m, NULL) != PTX_OK) die("ptx_translate", VMGPU_ERR_INVALID);
+        ptx_module_free(m);
+    }
+    unsigned lines = 0;
+    for (const char *q = k_spin_ptx; *q; q++) lines += *q == '\n';
+    printf("ptx_translate_ms %.3f ms\n", (now_s() - t0) * 1000.0 / TRANSLATIONS);
+    printf("ptx_translate_lines %u\n", lines);
+
+    uint32_t threads = info->simt_lanes * info->simt_warps;
+    /* ---- vadd: 64 Ki elements, 16 blocks of the unit's full size, grid-stride ---- */
+    uint32_t n = 65536;
+    fprintf(stderr, "vmgpu-bench: SIMT vadd of %u int32 elements (%u x %u threads)...\n", n, 16u, threads);
+    struct kprog vadd = kprog_load(c, k_gridstride_ptx);
+    struct kbuf A = kbuf_new(c, 4 * n, VMGPU_MAP_READ), B = kbuf_new(c, 4 * n, VMGPU_MAP_READ),
+                C = kbuf_new(c, 4 * n, VMGPU_MAP_READ | VMGPU_MAP_WRITE);
+    uint32_t *a = malloc(4 * n), *b = malloc(4 * n), *r = malloc(4 * n);
+    for (uint32_t i = 0; i < n; i++) {
+        a[i] = i * 2654435761u;
+        b[i] = ~i ^ 0x5a5a5a5au;
+    }
+    TRY(vmgpu_phys_write(dev, A.pa, a, 4 * n));
+    TRY(vmgpu_phys_write(dev, B.pa, b, 4 * n));
+    uint32_t v[4] = {A.va, B.va, C.va, n};
+    kprog_args(&vadd, v, 4);
+    klaunch(s, hal, &vadd, 16, threads, NULL);             /* warm: the TLB */
+    uint32_t cyc = klaunch(s, hal, &vadd, 16, threads, NULL);
+    TRY(vmgpu_phys_read(dev, C.pa, r, 4 * n));
+    for (uint32_t i = 0; i < n; i++)
+        if (r[i] != a[i] + b[i]) {
+            fprintf(stderr, "vmgpu-bench: SIMT vadd: c[%u] = 0x%08x, want 0x%08x\n", i, r[i], a[i] + b[i]);
+            exit(1);
+        }
+    double vbpc = 12.0 * n / cyc;
+    printf("kernel_vadd_bytes_per_cycle %.3f bytes/cycle\n", vbpc);
+    printf("kernel_vadd_dma_peak_ratio %.3f\n", vbpc / 4.0);
+    printf("kernel_vadd_cycles %" PRIu32 " cycles\n", cyc);
+    free(a);
+    free(b);
+    free(r);
+    kbuf_free(c, &A);
+    kbuf_free(c, &B);
+    kbuf_free(c, &C);
+    kprog_free(c, &vadd);
+
+    /* ---- spin: one block of the unit's full size ---- */
+    struct kprog spin = kprog_load(c, k_spin_ptx);
+    struct kbuf O = kbuf_new(c, 4 * threads, VMGPU_MAP_READ | VMGPU_MAP_WRITE);
+    uint32_t sv[2] = {O.va, 512};
+    kprog_args(&spin, sv, 2);
+    uint32_t li = 0;
+    cyc = klaunch(s, hal, &spin, 1, threads, &li);
+    printf("kernel_lane_ipc %.3f\n", (double)li / ((double)cyc * info->simt_lanes));
+    printf("kernel_spin_cycles %" PRIu32 " cycles\n", cyc);
+    /* ---- the simulator's speed with the unit busy (in-process sim only) ---- */
+    if (!strcmp(hal->ops->name, "sim")) {
+        sv[1] = 20000;
+        kprog_args(&spin, sv, 2);
+        uint32_t c0 = reg(hal, VMGPU_REG_CYCLE_LO);
+        double w0 = now_s();
+        cyc = klaunch(s, hal, &spin, 1, threads, NULL);
+        double w1 = now_s();
+        uint32_t c1 = reg(hal, VMGPU_REG_CYCLE_LO);
+        printf("sim_cycles_per_second_simt_busy %.0f cycles/s\n", (double)(uint32_t)(c1 - c0) / (w1 - w0));
+    }
+    kbuf_free(c, &O);
+    kprog_free(c, &spin);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     /* The device's figures are measured on the device in this process, as a kernel driver sees
@@ -834,6 +1008,10 @@ int main(int argc, char **argv)
         printf("sdram_refresh_overhead %.4f\n",
                cyc1 != cyc0 ? (double)(uint32_t)(ref1 - ref0) / (double)(uint32_t)(cyc1 - cyc0) : 0.0);
     }
+#endif
+
+#ifdef VMGPU_BENCH_HAVE_PTX
+    if (info.simt_lanes) kernel_bench(c, s, hal, &info);
 #endif
 
     /* ---- TLB miss cost: page-strided reads after TLB_INV vs the same reads warm ---- */

@@ -55,6 +55,9 @@ module csr_block #(
   input  wire               stat_evict_i,
   input  wire               stat_walk_i,
   input  wire               stat_mem_refresh_i,  // device memory held for refresh this cycle
+  input  wire [31:0]        simt_perf_cycles_i,       // the SIMT unit's last launch: busy cycles,
+  input  wire [31:0]        simt_perf_lane_instrs_i,  // lane instructions retired,
+  input  wire [31:0]        simt_perf_warp_instrs_i,  // warp instructions retired (0 without it)
   input  wire               evt_valid_i,
   input  wire [3:0]         evt_kind_i,
   input  wire [3:0]         evt_reason_i,
@@ -166,6 +169,9 @@ module csr_block #(
         REG_EVT_PTE:       rdata = evt_empty ? 32'd0 : evt_head[31:0];
         REG_SCRATCH:       rdata = scratch_q;
         REG_SIMT_CONFIG:   rdata = SIMT_CONFIG_W;
+        REG_SIMT_CYCLES:      rdata = simt_perf_cycles_i;
+        REG_SIMT_LANE_INSTRS: rdata = simt_perf_lane_instrs_i;
+        REG_SIMT_WARP_INSTRS: rdata = simt_perf_warp_instrs_i;
         default:           rdata = 32'd0;
       endcase
     end

@@ -110,6 +110,7 @@ module vmgpu_top #(
   wire [1:0]  simt_fault_access;
   wire [3:0]  simt_fault_reason;
   wire [7:0]  simt_fault_lane, simt_fault_warp;
+  wire [31:0] simt_perf_cycles, simt_perf_lane_instrs, simt_perf_warp_instrs;  // SIMT_* counters
 
   wire        gfx_start, gfx_busy, gfx_done, gfx_fault, gfx_fault_write;
   wire [1:0]  gfx_op;
@@ -240,6 +241,9 @@ module vmgpu_top #(
     .stat_evict_i    (stat_evict),
     .stat_walk_i     (stat_walk),
     .stat_mem_refresh_i (mem_refresh_q),
+    .simt_perf_cycles_i      (simt_perf_cycles),
+    .simt_perf_lane_instrs_i (simt_perf_lane_instrs),
+    .simt_perf_warp_instrs_i (simt_perf_warp_instrs),
     .evt_valid_i     (evt_valid),
     .evt_kind_i      (evt_kind),
     .evt_reason_i    (evt_reason),
@@ -583,10 +587,10 @@ module vmgpu_top #(
         .req_write_o   (cu_tr_req_write),
         .rsp_valid_i   (cu_tr_rsp_valid)
       );
-      // The counters are read by the unit's own test bench; the device does not report them yet.
-      /* verilator lint_off UNUSEDSIGNAL */
-      wire unused_simt = &{1'b0, perf_cycles, perf_lane_instrs, perf_warp_instrs};
-      /* verilator lint_on UNUSEDSIGNAL */
+      // The last launch's counters: registers SIMT_CYCLES, SIMT_LANE_INSTRS, SIMT_WARP_INSTRS.
+      assign simt_perf_cycles = perf_cycles;
+      assign simt_perf_lane_instrs = perf_lane_instrs;
+      assign simt_perf_warp_instrs = perf_warp_instrs;
     end else begin : g_no_simt
       assign simt_busy = 1'b0;
       assign simt_done = 1'b0;
@@ -597,6 +601,9 @@ module vmgpu_top #(
       assign simt_fault_lane = 8'd0;
       assign simt_fault_warp = 8'd0;
       assign simt_fault_pc = 32'd0;
+      assign simt_perf_cycles = 32'd0;
+      assign simt_perf_lane_instrs = 32'd0;
+      assign simt_perf_warp_instrs = 32'd0;
       assign cu_tr_req_valid = ce_tr_req_valid;
       assign ce_tr_req_ready = cu_tr_req_ready;
       assign cu_tr_req_va = ce_tr_req_va;

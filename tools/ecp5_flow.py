@@ -122,7 +122,9 @@ def main():
     report_path = os.path.join(out, "nextpnr-report.json")
     timings = []
 
-    script = [f"read_verilog -DSYNTHESIS -Isrc {s_}" for s_ in local]
+    # -sv: the RTL is Verilog-2005 plus the SystemVerilog both Verilator and Yosys accept (the
+    # SIMT unit declares its loop variables in its for loops, which Yosys reads only so).
+    script = [f"read_verilog -sv -DSYNTHESIS -Isrc {s_}" for s_ in local]
     for p in args.param:
         name, _, value = p.partition("=")
         script.append(f"chparam -set {name} {value} {args.top}")

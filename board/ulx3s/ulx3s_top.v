@@ -26,6 +26,9 @@ module ulx3s_top #(
   parameter integer MEM_ARB_REG         = 1,              // registered fabric grants (timing)
   parameter integer MMU_REQ_REG         = 1,              // registered translation requests (timing)
   parameter integer GFX_ENGINE          = 1,              // 0: leave the graphics engine out (small parts)
+  parameter integer SIMT_LANES          = 0,              // lanes per warp of the SIMT unit (rtl/simt); 0: no unit
+  parameter integer SIMT_WARPS          = 4,              // its warps
+  parameter integer SIMT_SHARED_BYTES   = 4096,           // its shared memory (block RAM)
   parameter integer HEARTBEAT_BIT       = 25,             // heartbeat LED toggles every 2^this cycles
   parameter integer ACTIVITY_BITS       = 20,             // link LED stays on 2^this cycles per byte
   parameter integer CHECK_HOLD_BITS     = 30              // board-check display holds 2^this cycles (~21 s)
@@ -119,7 +122,10 @@ module ulx3s_top #(
     .MEM_ARB_REG (MEM_ARB_REG),
     .MMU_REQ_REG (MMU_REQ_REG),
     .GFX_ENGINE  (GFX_ENGINE),
-    .EXT_MEM     (1)
+    .EXT_MEM     (1),
+    .SIMT_LANES  (SIMT_LANES),
+    .SIMT_WARPS  (SIMT_WARPS),
+    .SIMT_SHARED_BYTES (SIMT_SHARED_BYTES)
   ) u_vmgpu (
     .clk_i            (clk),
     .rst_ni           (rst_n),

@@ -76,6 +76,9 @@ localparam integer REG_SIMT_CONFIG_WARPS_LSB = 8;
 localparam integer REG_SIMT_CONFIG_WARPS_WIDTH = 8;
 localparam integer REG_SIMT_CONFIG_SHARED_KIB_LSB = 16;
 localparam integer REG_SIMT_CONFIG_SHARED_KIB_WIDTH = 16;
+localparam [11:0] REG_SIMT_CYCLES = 12'h060;
+localparam [11:0] REG_SIMT_LANE_INSTRS = 12'h064;
+localparam [11:0] REG_SIMT_WARP_INSTRS = 12'h068;
 // Ring registers: REG_RING_BASE + r * REG_RING_STRIDE + RING_<name>
 localparam [11:0] REG_RING_BASE = 12'h100;
 localparam [11:0] REG_RING_STRIDE = 12'h040;

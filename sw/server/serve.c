@@ -812,7 +812,9 @@ static int op_device(request *r, answer *a)
         uint64_t off = q->arg[0];
         int ring_reg = off >= VMGPU_REG_RING_BASE &&
                        off < VMGPU_REG_RING_BASE + (uint64_t)VMGPU_REG_RING_MAX * VMGPU_REG_RING_STRIDE;
-        int counter = off == VMGPU_REG_MEM_REFRESH_CYCLES;  /* past SCRATCH, read-only */
+        int counter = off == VMGPU_REG_MEM_REFRESH_CYCLES || off == VMGPU_REG_SIMT_CONFIG ||
+                      off == VMGPU_REG_SIMT_CYCLES || off == VMGPU_REG_SIMT_LANE_INSTRS ||
+                      off == VMGPU_REG_SIMT_WARP_INSTRS;  /* past SCRATCH, read-only */
         if ((off & 3) || (!ring_reg && !counter && (off > VMGPU_REG_SCRATCH || off == VMGPU_REG_MEM_ADDR ||
                                                     off == VMGPU_REG_MEM_DATA)))
             return fail(a, VMGPU_ERR_INVALID, "register 0x%llx: not readable through the server",

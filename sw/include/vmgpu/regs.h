@@ -77,6 +77,9 @@
 #define VMGPU_REG_SIMT_CONFIG_WARPS_MASK 0x0000FF00u
 #define VMGPU_REG_SIMT_CONFIG_SHARED_KIB_LSB 16u
 #define VMGPU_REG_SIMT_CONFIG_SHARED_KIB_MASK 0xFFFF0000u
+#define VMGPU_REG_SIMT_CYCLES 0x060u /* ro: Cycles the SIMT unit was busy in its last launch (LAUNCH_PROG start to done; 0 without the unit). Cleared when a launch starts. */
+#define VMGPU_REG_SIMT_LANE_INSTRS 0x064u /* ro: Instructions the SIMT unit retired in its last launch, counted once per active lane (lane IPC = SIMT_LANE_INSTRS / (SIMT_CYCLES x LANES)). */
+#define VMGPU_REG_SIMT_WARP_INSTRS 0x068u /* ro: Instructions the SIMT unit's warps issued and retired in its last launch, counted once per warp. */
 
 /* Ring registers: VMGPU_RING_REG(r, VMGPU_RING_<name>) */
 #define VMGPU_REG_RING_BASE 0x100u
