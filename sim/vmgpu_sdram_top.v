@@ -55,25 +55,21 @@ module vmgpu_sdram_top #(
   input  wire [15:0] chip_dq_i,
   input  wire        chip_dq_oe_i
 );
-  localparam integer AW             = $clog2(MEM_BYTES / 4);
-  localparam integer SDRAM_COL_BITS = (MEM_BYTES >= 67108864) ? 10 : 9;
+  // The chip drives DQ while it answers a read; otherwise the controller's own output is what
+  // the pins carry (as sdram_phy's tristate buffer gives it on the board).
+  wire [15:0] dq_in = chip_dq_oe_i ? chip_dq_i : sdram_dq_o;
 
-  wire          mem_rd_valid, mem_rd_ready, mem_rsp_valid, mem_wr_valid, mem_wr_ready;
-  wire [AW-1:0] mem_rd_addr, mem_wr_addr;
-  wire [31:0]   mem_rsp_data, mem_wr_data;
-  wire [3:0]    mem_wr_be;
-  wire          refresh;
-
-  vmgpu_top #(
-    .MEM_BYTES   (MEM_BYTES),
-    .TLB_ENTRIES (TLB_ENTRIES),
-    .N_RINGS     (N_RINGS),
-    .MEM_RSP_REG (MEM_RSP_REG),
-    .MEM_ARB_REG (MEM_ARB_REG),
-    .MMU_REQ_REG (MMU_REQ_REG),
-    .GFX_ENGINE  (GFX_ENGINE),
-    .EXT_MEM     (1)
-  ) u_vmgpu (
+  vmgpu_sdram_device #(
+    .CLK_HZ            (CLK_HZ),
+    .MEM_BYTES         (MEM_BYTES),
+    .SDRAM_CAS_LATENCY (SDRAM_CAS_LATENCY),
+    .TLB_ENTRIES       (TLB_ENTRIES),
+    .N_RINGS           (N_RINGS),
+    .MEM_RSP_REG       (MEM_RSP_REG),
+    .MEM_ARB_REG       (MEM_ARB_REG),
+    .MMU_REQ_REG       (MMU_REQ_REG),
+    .GFX_ENGINE        (GFX_ENGINE)
+  ) u_dev (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
     .csr_req_i        (csr_req_i),
@@ -90,58 +86,21 @@ module vmgpu_sdram_top #(
     .host_req_be_o    (host_req_be_o),
     .host_rsp_valid_i (host_rsp_valid_i),
     .host_rsp_data_i  (host_rsp_data_i),
-    .mem_rd_valid_o   (mem_rd_valid),
-    .mem_rd_ready_i   (mem_rd_ready),
-    .mem_rd_addr_o    (mem_rd_addr),
-    .mem_rsp_valid_i  (mem_rsp_valid),
-    .mem_rsp_data_i   (mem_rsp_data),
-    .mem_wr_valid_o   (mem_wr_valid),
-    .mem_wr_ready_i   (mem_wr_ready),
-    .mem_wr_addr_o    (mem_wr_addr),
-    .mem_wr_data_o    (mem_wr_data),
-    .mem_wr_be_o      (mem_wr_be),
-    .mem_refresh_i    (refresh),
     .irq_o            (irq_o),
     .idle_o           (idle_o),
-    .fault_o          (fault_o)
-  );
-
-  // The bus as sdram_phy's pads see it: the chip's beat when it drives, else the controller's.
-  wire [15:0] dq_in = chip_dq_oe_i ? chip_dq_i : sdram_dq_o;
-
-  sdram_ctrl #(
-    .CLK_HZ      (CLK_HZ),
-    .ROW_BITS    (13),
-    .COL_BITS    (SDRAM_COL_BITS),
-    .BANK_BITS   (2),
-    .CAS_LATENCY (SDRAM_CAS_LATENCY),
-    .READ_DELAY  (SDRAM_CAS_LATENCY - 1)
-  ) u_sdram (
-    .clk_i          (clk_i),
-    .rst_ni         (rst_ni),
-    .rd_valid_i     (mem_rd_valid),
-    .rd_ready_o     (mem_rd_ready),
-    .rd_addr_i      (mem_rd_addr),
-    .rd_rsp_valid_o (mem_rsp_valid),
-    .rd_rsp_data_o  (mem_rsp_data),
-    .wr_valid_i     (mem_wr_valid),
-    .wr_ready_o     (mem_wr_ready),
-    .wr_addr_i      (mem_wr_addr),
-    .wr_data_i      (mem_wr_data),
-    .wr_be_i        (mem_wr_be),
-    .init_done_o    (init_done_o),
-    .stat_refresh_o (refresh),
-    .sdram_cke_o    (sdram_cke_o),
-    .sdram_cs_no    (sdram_cs_no),
-    .sdram_ras_no   (sdram_ras_no),
-    .sdram_cas_no   (sdram_cas_no),
-    .sdram_we_no    (sdram_we_no),
-    .sdram_ba_o     (sdram_ba_o),
-    .sdram_a_o      (sdram_a_o),
-    .sdram_dqm_o    (sdram_dqm_o),
-    .sdram_dq_o     (sdram_dq_o),
-    .sdram_dq_oe_o  (sdram_dq_oe_o),
-    .sdram_dq_i     (dq_in)
+    .fault_o          (fault_o),
+    .init_done_o      (init_done_o),
+    .sdram_cke_o      (sdram_cke_o),
+    .sdram_cs_no      (sdram_cs_no),
+    .sdram_ras_no     (sdram_ras_no),
+    .sdram_cas_no     (sdram_cas_no),
+    .sdram_we_no      (sdram_we_no),
+    .sdram_ba_o       (sdram_ba_o),
+    .sdram_a_o        (sdram_a_o),
+    .sdram_dqm_o      (sdram_dqm_o),
+    .sdram_dq_o       (sdram_dq_o),
+    .sdram_dq_oe_o    (sdram_dq_oe_o),
+    .sdram_dq_i       (dq_in)
   );
 endmodule
 `default_nettype wire

@@ -2,8 +2,8 @@
 // ulx3s_top: vmgpu on the ULX3S. The 25 MHz oscillator feeds a PLL making the design clock; the
 // FT231X's serial pins carry the bridge protocol (docs/bridge-protocol.md) to uart_bridge,
 // which drives vmgpu_top's CSR port and serves its host port. Device memory is the board's SDR
-// SDRAM (32 MB, or 64 MB on boards with an AS4C32M16SB) through rtl/sdram_ctrl.v and the ECP5
-// pin side in sdram_phy.v, on vmgpu_top's external memory port (EXT_MEM). Port names follow the
+// SDRAM (32 MB, or 64 MB on boards with an AS4C32M16SB): rtl/vmgpu_sdram_device.v (vmgpu_top
+// with rtl/sdram_ctrl.v on its external memory port) and the ECP5 pin side in sdram_phy.v. Port names follow the
 // board's constraint-file names (ulx3s_v20.lpf) rather than the _i/_o rule, so the LPF reads
 // like the schematic.
 //
@@ -50,8 +50,6 @@ module ulx3s_top #(
   output wire [1:0]  sdram_dqm,   // byte masks: [0] DQ[7:0], [1] DQ[15:8]
   inout  wire [15:0] sdram_d
 );
-  localparam integer AW             = $clog2(MEM_BYTES / 4);            // device word address
-  localparam integer SDRAM_COL_BITS = (MEM_BYTES >= 67108864) ? 10 : 9;  // 1024 or 512 columns
   wire clk, pll_locked;
   board_pll u_pll (
     .clk_i    (clk_25mhz),
@@ -79,11 +77,7 @@ module ulx3s_top #(
   wire [3:0]  host_req_be;
   wire        irq, idle, fault;
   wire        rx_byte, tx_byte, host_wait;
-  wire          mem_rd_valid, mem_rd_ready, mem_rsp_valid, mem_wr_valid, mem_wr_ready;
-  wire [AW-1:0] mem_rd_addr, mem_wr_addr;
-  wire [31:0]   mem_rsp_data, mem_wr_data;
-  wire [3:0]    mem_wr_be;
-  wire          sdram_init_done, sdram_refresh;
+  wire        sdram_init_done;
 
   uart_bridge #(
     .CLK_HZ              (CLK_HZ),
@@ -114,19 +108,24 @@ module ulx3s_top #(
     .host_wait_o      (host_wait)
   );
 
-  vmgpu_top #(
-    .MEM_BYTES   (MEM_BYTES),
-    .TLB_ENTRIES (TLB_ENTRIES),
-    .N_RINGS     (N_RINGS),
-    .MEM_RSP_REG (MEM_RSP_REG),
-    .MEM_ARB_REG (MEM_ARB_REG),
-    .MMU_REQ_REG (MMU_REQ_REG),
-    .GFX_ENGINE  (GFX_ENGINE),
-    .EXT_MEM     (1),
-    .SIMT_LANES  (SIMT_LANES),
-    .SIMT_WARPS  (SIMT_WARPS),
+  // The device and its memory: vmgpu_top on the SDRAM controller (rtl/vmgpu_sdram_device.v,
+  // the same module the in-process model's SDRAM configuration builds), and the pins.
+  wire [15:0] sdram_dq_out, sdram_dq_in;
+  wire        sdram_dq_oe;
+  vmgpu_sdram_device #(
+    .CLK_HZ            (CLK_HZ),
+    .MEM_BYTES         (MEM_BYTES),
+    .SDRAM_CAS_LATENCY (SDRAM_CAS_LATENCY),
+    .TLB_ENTRIES       (TLB_ENTRIES),
+    .N_RINGS           (N_RINGS),
+    .MEM_RSP_REG       (MEM_RSP_REG),
+    .MEM_ARB_REG       (MEM_ARB_REG),
+    .MMU_REQ_REG       (MMU_REQ_REG),
+    .GFX_ENGINE        (GFX_ENGINE),
+    .SIMT_LANES        (SIMT_LANES),
+    .SIMT_WARPS        (SIMT_WARPS),
     .SIMT_SHARED_BYTES (SIMT_SHARED_BYTES)
-  ) u_vmgpu (
+  ) u_dev (
     .clk_i            (clk),
     .rst_ni           (rst_n),
     .csr_req_i        (csr_req),
@@ -143,60 +142,21 @@ module ulx3s_top #(
     .host_req_be_o    (host_req_be),
     .host_rsp_valid_i (host_rsp_valid),
     .host_rsp_data_i  (host_rsp_data),
-    .mem_rd_valid_o   (mem_rd_valid),
-    .mem_rd_ready_i   (mem_rd_ready),
-    .mem_rd_addr_o    (mem_rd_addr),
-    .mem_rsp_valid_i  (mem_rsp_valid),
-    .mem_rsp_data_i   (mem_rsp_data),
-    .mem_wr_valid_o   (mem_wr_valid),
-    .mem_wr_ready_i   (mem_wr_ready),
-    .mem_wr_addr_o    (mem_wr_addr),
-    .mem_wr_data_o    (mem_wr_data),
-    .mem_wr_be_o      (mem_wr_be),
-    .mem_refresh_i    (sdram_refresh),
     .irq_o            (irq),
     .idle_o           (idle),
-    .fault_o          (fault)
-  );
-
-  // Device memory: the SDRAM controller (timings from the data sheets, in ns, turned into cycles
-  // of CLK_HZ) and the pins. Behind sdram_phy the chip's clock is the design clock inverted, so
-  // a read beat is captured one cycle earlier than with an in-phase clock (READ_DELAY).
-  wire [15:0] sdram_dq_out, sdram_dq_in;
-  wire        sdram_dq_oe;
-  sdram_ctrl #(
-    .CLK_HZ      (CLK_HZ),
-    .ROW_BITS    (13),
-    .COL_BITS    (SDRAM_COL_BITS),
-    .BANK_BITS   (2),
-    .CAS_LATENCY (SDRAM_CAS_LATENCY),
-    .READ_DELAY  (SDRAM_CAS_LATENCY - 1)
-  ) u_sdram (
-    .clk_i          (clk),
-    .rst_ni         (rst_n),
-    .rd_valid_i     (mem_rd_valid),
-    .rd_ready_o     (mem_rd_ready),
-    .rd_addr_i      (mem_rd_addr),
-    .rd_rsp_valid_o (mem_rsp_valid),
-    .rd_rsp_data_o  (mem_rsp_data),
-    .wr_valid_i     (mem_wr_valid),
-    .wr_ready_o     (mem_wr_ready),
-    .wr_addr_i      (mem_wr_addr),
-    .wr_data_i      (mem_wr_data),
-    .wr_be_i        (mem_wr_be),
-    .init_done_o    (sdram_init_done),
-    .stat_refresh_o (sdram_refresh),
-    .sdram_cke_o    (sdram_cke),
-    .sdram_cs_no    (sdram_csn),
-    .sdram_ras_no   (sdram_rasn),
-    .sdram_cas_no   (sdram_casn),
-    .sdram_we_no    (sdram_wen),
-    .sdram_ba_o     (sdram_ba),
-    .sdram_a_o      (sdram_a),
-    .sdram_dqm_o    (sdram_dqm),
-    .sdram_dq_o     (sdram_dq_out),
-    .sdram_dq_oe_o  (sdram_dq_oe),
-    .sdram_dq_i     (sdram_dq_in)
+    .fault_o          (fault),
+    .init_done_o      (sdram_init_done),
+    .sdram_cke_o      (sdram_cke),
+    .sdram_cs_no      (sdram_csn),
+    .sdram_ras_no     (sdram_rasn),
+    .sdram_cas_no     (sdram_casn),
+    .sdram_we_no      (sdram_wen),
+    .sdram_ba_o       (sdram_ba),
+    .sdram_a_o        (sdram_a),
+    .sdram_dqm_o      (sdram_dqm),
+    .sdram_dq_o       (sdram_dq_out),
+    .sdram_dq_oe_o    (sdram_dq_oe),
+    .sdram_dq_i       (sdram_dq_in)
   );
   sdram_phy u_sdram_phy (
     .clk_i       (clk),
