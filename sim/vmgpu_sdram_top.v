@@ -9,7 +9,8 @@
 // Why: sim-board runs the same memory system, but every host access crosses the 3 Mbaud link,
 // so a benchmark of the memory itself (sdram_copy_efficiency, tlb_miss_cycles with page tables
 // in SDRAM) or a lesson about it runs here in seconds with the same cycle counts on the device.
-// The defaults are ulx3s_top's; ctest sim_sdram_params checks that they stay so.
+// Its parameters are the ones ulx3s_top gives vmgpu_sdram_device, with the bitstream's values
+// (defaults here, MEM_BYTES from the build); ctest sim_sdram_params checks that they stay so.
 module vmgpu_sdram_top #(
   parameter integer CLK_HZ            = 50000000,
   parameter integer MEM_BYTES         = 33554432,
@@ -19,7 +20,10 @@ module vmgpu_sdram_top #(
   parameter integer MEM_RSP_REG       = 1,
   parameter integer MEM_ARB_REG       = 1,
   parameter integer MMU_REQ_REG       = 1,
-  parameter integer GFX_ENGINE        = 1
+  parameter integer GFX_ENGINE        = 1,
+  parameter integer SIMT_LANES        = 0,
+  parameter integer SIMT_WARPS        = 4,
+  parameter integer SIMT_SHARED_BYTES = 4096
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -68,7 +72,10 @@ module vmgpu_sdram_top #(
     .MEM_RSP_REG       (MEM_RSP_REG),
     .MEM_ARB_REG       (MEM_ARB_REG),
     .MMU_REQ_REG       (MMU_REQ_REG),
-    .GFX_ENGINE        (GFX_ENGINE)
+    .GFX_ENGINE        (GFX_ENGINE),
+    .SIMT_LANES        (SIMT_LANES),
+    .SIMT_WARPS        (SIMT_WARPS),
+    .SIMT_SHARED_BYTES (SIMT_SHARED_BYTES)
   ) u_dev (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
