@@ -405,11 +405,13 @@ static CUresult ctx_get(CUcontext *pctx)
 }
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx) { LOCKED("cuCtxGetCurrent", ctx_get(pctx)); }
 
+/* Answers in a context with a sticky error too (measured after a kernel's fault). */
 static CUresult ctx_get_device(CUdevice *dev)
 {
-    struct CUctx_st *c;
-    CUresult rc = cu_current(&c);
+    CUresult rc = cu_need_init();
     if (rc) return rc;
+    struct CUctx_st *c = cu_current_raw();
+    if (!c || !cu_ctx_lookup(c)) return CUDA_ERROR_INVALID_CONTEXT;
     if (!dev) return CUDA_ERROR_INVALID_VALUE;
     *dev = 0;
     return CUDA_SUCCESS;

@@ -40,7 +40,7 @@ export PROBE_PTX_DIR="$T/ptx" PROBE_KERNEL_DIR="$T/kptx" PROBE_FATBIN_DIR="$T/fb
 python3 tests/cuda/probe/record_nvidia.py /tmp/kernel_probe "$out/nvidia_kernels.txt" \
     "tests/cuda/probe/kernel_probe.c against NVIDIA's libcuda: $gpu, driver $driver" \
     "built with: $cmd, header CUDA_VERSION $(awk '/^#define CUDA_VERSION / {print $3}' "$h")" \
-    "PTX from this machine's NVRTC ($(grep -m1 -o 'NVRTC [0-9.]*' "$T/logs/gen.log")); fat binaries and cubins from nvcc $(nvcc --version | grep -o 'V[0-9.]*')" \
+    "PTX from this machine's NVRTC ($(grep -m1 -o 'NVRTC [0-9.]*' "$T/logs/gen.log")); fat binaries and cubins from nvcc $(nvcc --version | grep -o 'V[0-9][0-9.]*' | tail -1)" \
     "recorded by tests/cuda/probe/record_kernels_nvidia.sh (sections in separate processes)"
 /tmp/kernel_probe ptxload >/dev/null 2>"$T/logs/jit_logs.txt"
 tar czf "$out/kernels_rec.tgz" -C "$T" .
