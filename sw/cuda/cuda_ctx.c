@@ -151,15 +151,18 @@ static CUresult device_attr(int *pi, CUdevice_attribute attrib, CUdevice dev)
     if (!pi || (int)attrib <= 0 || (int)attrib >= (int)CU_DEVICE_ATTRIBUTE_MAX)
         return CUDA_ERROR_INVALID_VALUE;
     int v = 0;
+    int unit = (int)(g_info.simt_lanes * g_info.simt_warps);
     switch (attrib) {
-    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: v = 1024; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: v = 1024; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: v = 1024; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: v = 64; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: v = 2147483647; break;
+    /* With a SIMT unit, the block and grid limits are the unit's (docs/cuda.md "Modules and
+     * launches"); without one, the built-in kernels' (any launch shape up to NVIDIA's limits). */
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: v = unit ? unit : 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: v = unit && unit < 1024 ? unit : 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: v = unit && unit < 1024 ? unit : 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: v = unit && unit < 64 ? unit : 64; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: v = unit ? 65535 : 2147483647; break;
     case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: v = 65535; break;
     case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: v = 65535; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: v = 49152; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: v = unit ? (int)g_info.simt_shared_bytes : 49152; break;
     case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: v = 65536; break;
     case CU_DEVICE_ATTRIBUTE_WARP_SIZE: v = 32; break;
     case CU_DEVICE_ATTRIBUTE_MAX_PITCH: v = 2147483647; break;
@@ -197,7 +200,7 @@ static CUresult device_attr(int *pi, CUdevice_attribute attrib, CUdevice dev)
     case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: v = 0; break;
     case CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED: v = 0; break;
     case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: v = 0; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: v = 49152; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: v = unit ? (int)g_info.simt_shared_bytes : 49152; break;
     case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: v = 1; break;
     case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: v = 1; break;
     case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED: v = 1; break;
@@ -402,11 +405,13 @@ static CUresult ctx_get(CUcontext *pctx)
 }
 CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx) { LOCKED("cuCtxGetCurrent", ctx_get(pctx)); }
 
+/* Answers in a context with a sticky error too (measured after a kernel's fault). */
 static CUresult ctx_get_device(CUdevice *dev)
 {
-    struct CUctx_st *c;
-    CUresult rc = cu_current(&c);
+    CUresult rc = cu_need_init();
     if (rc) return rc;
+    struct CUctx_st *c = cu_current_raw();
+    if (!c || !cu_ctx_lookup(c)) return CUDA_ERROR_INVALID_CONTEXT;
     if (!dev) return CUDA_ERROR_INVALID_VALUE;
     *dev = 0;
     return CUDA_SUCCESS;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cuda_internal.h"
+#include "cuda_module.h"
 #include "cuda_priv.h"
 #include "vmgpu/regs.h"
 #include "vmgpu_builtin.h"
@@ -34,9 +35,12 @@ static struct CUmod_st *mod_lookup(CUmodule h)
 
 static struct CUfunc_st *func_lookup(CUfunction f)
 {
-    for (struct CUmod_st *m = g_mods; m; m = m->next)
-        for (unsigned i = 0; m->live && i < 6; i++)
+    for (struct CUmod_st *m = g_mods; m; m = m->next) {
+        for (unsigned i = 0; m->live && i < m->nfn; i++)
             if (&m->fn[i] == f) return f;
+        for (unsigned i = 0; m->live && i < m->npfn; i++)
+            if (&m->pfn[i] == f) return f;
+    }
     return NULL;
 }
 
@@ -53,7 +57,11 @@ void cu_ctx_release_objects(struct CUctx_st *c)
             e->live = 0;
         }
     for (struct CUmod_st *m = g_mods; m; m = m->next)
-        if (m->live && m->ctx == c) m->live = 0;
+        if (m->live && m->ctx == c) {
+            cu_module_free_ptx(m);
+            m->live = 0;
+        }
+    cu_args_release(c);
 }
 
 /* The simulated device only runs while the host lets it: a query gives it a slice first so
@@ -491,39 +499,63 @@ static const unsigned k_fn_kernel[6] = {
     VMGPU_KERNEL_SCALE, VMGPU_KERNEL_AXPY, VMGPU_KERNEL_REDUCE_SUM,
 };
 
-static CUresult module_load(CUmodule *pm, const void *image)
+/* vmgpu's built-in image (its six functions run on the old compute engine), PTX text, or a fat
+ * binary carrying PTX (cuda_module.c: translated for the SIMT unit). */
+static CUresult module_load_ex(CUmodule *pm, const void *image, cu_jit_opts *jo)
 {
     struct CUctx_st *c;
     CUresult rc = cu_current(&c);
     if (rc) return rc;
     if (!pm || !image) return CUDA_ERROR_INVALID_VALUE;
+    struct CUmod_st *m = NULL;
     /* Compare without reading past a shorter image's terminator. */
-    if (strncmp(image, VMGPU_BUILTIN_IMAGE, sizeof VMGPU_BUILTIN_IMAGE) != 0) return CUDA_ERROR_INVALID_IMAGE;
-    struct CUmod_st *m = calloc(1, sizeof *m);
-    if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
-    m->magic = MODULE_MAGIC;
-    m->live = 1;
-    m->ctx = c;
-    for (unsigned i = 0; i < 6; i++) {
-        m->fn[i].magic = FUNC_MAGIC;
-        m->fn[i].mod = m;
-        m->fn[i].kernel = k_fn_kernel[i];
-        m->fn[i].name = k_fn_names[i];
+    if (strncmp(image, VMGPU_BUILTIN_IMAGE, sizeof VMGPU_BUILTIN_IMAGE) != 0) {
+        rc = cu_module_load_image(c, image, jo, &m);
+        if (rc) return rc;
+    } else {
+        m = calloc(1, sizeof *m);
+        if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+        m->magic = MODULE_MAGIC;
+        m->ctx = c;
+        m->nfn = 6;
+        for (unsigned i = 0; i < 6; i++) {
+            m->fn[i].magic = FUNC_MAGIC;
+            m->fn[i].mod = m;
+            m->fn[i].kernel = k_fn_kernel[i];
+            m->fn[i].name = k_fn_names[i];
+            m->fn[i].max_dyn_shared = -1;
+            m->fn[i].carveout = -1;
+        }
     }
+    m->live = 1;
     m->next = g_mods;
     g_mods = m;
     *pm = m;
     return CUDA_SUCCESS;
 }
+static CUresult module_load(CUmodule *pm, const void *image) { return module_load_ex(pm, image, NULL); }
 CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
 {
     LOCKED("cuModuleLoadData", module_load(module, image));
 }
+
+/* The JIT's options: the error log gets the translator's message (line, instruction, reason),
+ * the info log stays empty and the sizes hold the texts' lengths, as NVIDIA's JIT does
+ * (measured); an unknown option is INVALID_VALUE. */
+static CUresult module_load_data_ex(CUmodule *pm, const void *image, unsigned n, CUjit_option *opt, void **val)
+{
+    struct CUctx_st *c;
+    CUresult rc = cu_current(&c);
+    if (rc) return rc;
+    cu_jit_opts jo;
+    rc = cu_jit_opts_parse(n, opt, val, &jo);
+    if (rc) return rc;
+    return module_load_ex(pm, image, &jo);
+}
 CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
                                     CUjit_option *options, void **optionValues)
 {
-    if (numOptions && (!options || !optionValues)) return CUDA_ERROR_INVALID_VALUE;
-    LOCKED("cuModuleLoadDataEx", module_load(module, image));
+    LOCKED("cuModuleLoadDataEx", module_load_data_ex(module, image, numOptions, options, optionValues));
 }
 
 static CUresult module_load_fatbin(CUmodule *pm, const void *image);
@@ -568,20 +600,11 @@ CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
     LOCKED("cuModuleLoad", module_load_file(module, fname));
 }
 
-/* A fat binary (NVIDIA's container of per-architecture code, magic 0xba55ed50) holds nothing a
- * vmgpu device runs until the programmable cores exist: NO_BINARY_FOR_GPU, as NVIDIA answers a
- * fat binary without code for its GPU. vmgpu's own built-in image is accepted here too. */
-static CUresult module_load_fatbin(CUmodule *pm, const void *image)
-{
-    struct CUctx_st *c;
-    CUresult rc = cu_current(&c);
-    if (rc) return rc;
-    if (!pm || !image) return CUDA_ERROR_INVALID_VALUE;
-    uint32_t magic;
-    memcpy(&magic, image, sizeof magic);
-    if (magic == 0xba55ed50u) return CUDA_ERROR_NO_BINARY_FOR_GPU;
-    return module_load(pm, image);
-}
+/* A fat binary (NVIDIA's container of per-architecture code, magic 0xba55ed50) is loaded from its
+ * PTX; one without PTX (SASS only, or no code) is NO_BINARY_FOR_GPU, as NVIDIA answers a fat
+ * binary without code for its GPU. PTX text and vmgpu's own built-in image are accepted here too;
+ * the runtime's wrapper structure is not (INVALID_IMAGE, measured). */
+static CUresult module_load_fatbin(CUmodule *pm, const void *image) { return module_load(pm, image); }
 CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
     LOCKED("cuModuleLoadFatBinary", module_load_fatbin(module, fatCubin));
@@ -595,9 +618,14 @@ static CUresult module_get_function(CUfunction *pf, CUmodule hm, const char *nam
     struct CUmod_st *m = mod_lookup(hm);
     if (!m) return CUDA_ERROR_INVALID_HANDLE;
     if (m->ctx->sticky) return m->ctx->sticky;
-    for (unsigned i = 0; i < 6; i++)
+    for (unsigned i = 0; i < m->nfn; i++)
         if (!strcmp(name, m->fn[i].name)) {
             *pf = &m->fn[i];
+            return CUDA_SUCCESS;
+        }
+    for (unsigned i = 0; i < m->npfn; i++)
+        if (!strcmp(name, m->pfn[i].name)) {
+            *pf = &m->pfn[i];
             return CUDA_SUCCESS;
         }
     return CUDA_ERROR_NOT_FOUND;
@@ -613,10 +641,98 @@ static CUresult module_unload(CUmodule hm)
     if (rc) return rc;
     struct CUmod_st *m = mod_lookup(hm);
     if (!m) return CUDA_ERROR_INVALID_HANDLE;
+    /* In a context with a sticky error NVIDIA answers it (measured). */
+    struct CUctx_st *cur = cu_current_raw();
+    if (cur && cur->sticky) return cur->sticky;
+    if (m->ptx) {
+        /* Launches still queued read its code: they finish first. */
+        vmgpu_stream_sync(m->ctx->null_s);
+        cu_sweep_faults();
+        cu_module_free_ptx(m);
+    }
     m->live = 0;
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuModuleUnload(CUmodule hmod) { LOCKED("cuModuleUnload", module_unload(hmod)); }
+
+/* A function of a live module, with the current context's sticky error first (measured: every
+ * call below answers ILLEGAL_ADDRESS in a faulted context). */
+static CUresult func_check(CUfunction f, struct CUfunc_st **out)
+{
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    struct CUctx_st *cur = cu_current_raw();
+    if (cur && cur->sticky) return cur->sticky;
+    *out = func_lookup(f);
+    return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+static CUresult func_get_attribute(int *pi, CUfunction_attribute a, CUfunction f)
+{
+    struct CUfunc_st *fn;
+    CUresult rc = func_check(f, &fn);
+    if (rc == CUDA_ERROR_INVALID_HANDLE && !pi) return CUDA_ERROR_INVALID_VALUE;
+    return rc ? rc : cu_func_get_attribute(pi, a, fn);
+}
+CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+    LOCKED("cuFuncGetAttribute", func_get_attribute(pi, attrib, hfunc));
+}
+
+static CUresult func_set_attribute(CUfunction f, CUfunction_attribute a, int value)
+{
+    struct CUfunc_st *fn;
+    CUresult rc = func_check(f, &fn);
+    return rc ? rc : cu_func_set_attribute(fn, a, value);
+}
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+    LOCKED("cuFuncSetAttribute", func_set_attribute(hfunc, attrib, value));
+}
+
+/* The unit has no L1 to trade against shared memory: every valid preference is accepted and has
+ * no effect, as on NVIDIA devices with a fixed split. */
+static CUresult func_set_cache_config(CUfunction f, CUfunc_cache config)
+{
+    struct CUfunc_st *fn;
+    CUresult rc = func_check(f, &fn);
+    if (rc) return rc;
+    return (unsigned)config > CU_FUNC_CACHE_PREFER_EQUAL ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+    LOCKED("cuFuncSetCacheConfig", func_set_cache_config(hfunc, config));
+}
+
+static CUresult module_get_global(CUdeviceptr *dptr, size_t *bytes, CUmodule hm, const char *name)
+{
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    if (!name) return CUDA_ERROR_INVALID_VALUE;
+    struct CUmod_st *m = mod_lookup(hm);
+    if (!m) return CUDA_ERROR_INVALID_HANDLE;
+    if (m->ctx->sticky) return m->ctx->sticky;
+    return cu_module_get_global(dptr, bytes, m, name);
+}
+CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
+{
+    LOCKED("cuModuleGetGlobal_v2", module_get_global(dptr, bytes, hmod, name));
+}
+
+/* vmgpu translates every kernel of a module when it is loaded: eager loading (NVIDIA's driver
+ * 580 answers LAZY, its default). NULL: INVALID_VALUE (NVIDIA crashes). */
+static CUresult module_loading_mode(CUmoduleLoadingMode *mode)
+{
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    if (!mode) return CUDA_ERROR_INVALID_VALUE;
+    *mode = CU_MODULE_EAGER_LOADING;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
+{
+    LOCKED("cuModuleGetLoadingMode", module_loading_mode(mode));
+}
 
 static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                        unsigned bz, unsigned shmem, CUstream hs, void **params, void **extra)
@@ -633,6 +749,12 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     if (!gx || !gy || !gz || !bx || !by || !bz) return CUDA_ERROR_INVALID_VALUE;
     if (bx > 1024 || by > 1024 || bz > 64 || (uint64_t)bx * by * bz > 1024) return CUDA_ERROR_INVALID_VALUE;
     if (gx > 2147483647u || gy > 65535 || gz > 65535) return CUDA_ERROR_INVALID_VALUE;
+    if (fn->pk) {
+        /* Static plus dynamic shared memory over 48 KiB: INVALID_VALUE (measured). */
+        if ((uint64_t)shmem + cu_func_static_shared(fn) > 49152) return CUDA_ERROR_INVALID_VALUE;
+        unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+        return cu_launch_ptx(fn, c, s, grid, block, shmem, params, extra);
+    }
     if (shmem > 49152) return CUDA_ERROR_INVALID_VALUE;
     if (extra || !params) return CUDA_ERROR_INVALID_VALUE;
     for (unsigned i = 0; i < VMGPU_BUILTIN_NPARAMS; i++)

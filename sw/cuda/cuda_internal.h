@@ -39,6 +39,7 @@ struct CUctx_st {
     int primary;
     CUresult sticky;          /* CUDA_SUCCESS or the sticky error (ILLEGAL_ADDRESS) */
     unsigned long long id;    /* cuCtxGetId: unique in the process, never reused */
+    struct cu_args_area *args;/* kernel arguments of PTX launches (cuda_module.c) */
     struct CUctx_st *next;
 };
 
@@ -64,18 +65,30 @@ struct CUevent_st {
     struct CUevent_st *next;
 };
 
+struct ptx_kernel;
+struct ptx_module;
+struct cu_args_area;
+
 struct CUfunc_st {
     uint32_t magic;
     struct CUmod_st *mod;
-    unsigned kernel;
+    unsigned kernel;          /* built-in: VMGPU_KERNEL_* */
     const char *name;
+    const struct ptx_kernel *pk; /* PTX: the translator's descriptor (cuda_module.c) */
+    int max_dyn_shared;       /* cuFuncSetAttribute values (-1: not set) */
+    int carveout;
 };
 
 struct CUmod_st {
     uint32_t magic;
     int live;
     struct CUctx_st *ctx;
-    struct CUfunc_st fn[6];
+    struct CUfunc_st fn[6];   /* the built-in image's functions */
+    unsigned nfn;             /* 6 for the built-in image, 0 for PTX */
+    struct CUfunc_st *pfn;    /* PTX: one function per .entry */
+    unsigned npfn;
+    struct ptx_module *ptx;
+    uint32_t code_va, code_pa, code_map; /* the code in device memory, mapped read-only */
     struct CUmod_st *next;
 };
 

@@ -121,7 +121,7 @@ static void t_basics(void)
         {CU_DEVICE_ATTRIBUTE_CLOCK_RATE, 50000},
         {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 5},
         {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0},
-        {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1024},
+        {CU_DEVICE_ATTRIBUTE_WARP_SIZE, 32},
         {CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, 1},
     };
     for (unsigned i = 0; i < sizeof at / sizeof at[0]; i++) {
@@ -130,6 +130,11 @@ static void t_basics(void)
         CHECK(x == at[i].want);
     }
     int x;
+    /* The block limit is the SIMT unit's lanes x warps (1024 without a unit: built-ins only). */
+    int tpb = -1, bdx = -1;
+    OK(cuDeviceGetAttribute(&tpb, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 0));
+    OK(cuDeviceGetAttribute(&bdx, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 0));
+    CHECK(tpb >= 1 && tpb <= 1024 && bdx == tpb);
     EXPECT(cuDeviceGetAttribute(&x, (CUdevice_attribute)100000, 0), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuDeviceGetAttribute(NULL, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0), CUDA_ERROR_INVALID_VALUE);
     const char *s = NULL;

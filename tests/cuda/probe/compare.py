@@ -82,6 +82,39 @@ OVERHANG = ("vmgpu keeps the VA a mapping covers past its reservation's end rese
 for _k in ("overhang: reserved at the hint", "overhang: map D in that reservation",
            "overhang: reserve past the end while mapped: layout"):
     DEVIATIONS[_k] = OVERHANG
+# CUDA kernels from PTX (kernel_probe.c, nvidia_kernels_*.txt; docs/cuda.md "Modules and launches").
+UNIT = ("the SIMT unit runs at most lanes x warps threads per block (16 on the simulated device today), "
+        "grids of up to 65535 blocks per dimension and has 4 KiB of shared memory: launches past them are "
+        "INVALID_VALUE, the answer NVIDIA gives past its own limits")
+for _k in ("limit block 32", "limit block 1024", "limit block z 64", "limit grid x 65536",
+           "limit dynamic shared 48 KiB", "limit reduce static 256 + dynamic 48 KiB - 256",
+           "limit after setattribute 64 KiB: setattribute", "limit after setattribute 64 KiB: launch 64 KiB"):
+    DEVIATIONS[_k] = UNIT
+for _kn in ("vadd", "reduce", "dynshared"):
+    DEVIATIONS[f"{_kn} MAX_THREADS_PER_BLOCK value"] = UNIT + "; the attribute says the unit's limit"
+    DEVIATIONS[f"{_kn} MAX_DYNAMIC_SHARED_SIZE_BYTES value"] = UNIT + "; the attribute is 4 KiB less the static part"
+    DEVIATIONS[f"{_kn} NUM_REGS value"] = "the translator's RV32 registers (up to 24), not NVIDIA's SASS registers"
+    DEVIATIONS[f"{_kn} BINARY_VERSION value"] = ("vmgpu reports compute capability 5.0 for its code (the H100's "
+                                                   "SASS is 9.0)")
+PTXSUB = ("valid PTX the SIMT unit cannot run yet (docs/ptx.md: f32 needs the F extension, atom the A extension, "
+          ".func/call and modules without .entry are not translated): NOT_SUPPORTED / the translator's INVALID_PTX, "
+          "never a wrong result")
+for _k in ("load ptx header only", "load ptx f32 saxpy", "load ptx atomics", "load ptx .func and call"):
+    DEVIATIONS[_k] = PTXSUB
+DEVIATIONS["load NVRTC 13.5 fixture (.version 9.5)"] = (
+    "vmgpu's translator reads PTX ISA up to 9.5 (what NVRTC 13.5 writes); NVIDIA's driver 580 (CUDA 13.0) JITs "
+    "up to 9.0")
+DEVIATIONS["loading mode"] = ("vmgpu translates every kernel when the module is loaded (EAGER); NVIDIA's driver "
+                                "580 loads lazily by default")
+SASS = "NVIDIA machine code (SASS) runs only on NVIDIA GPUs: vmgpu loads the PTX of a module, so SASS alone is NO_BINARY_FOR_GPU"
+for _k in ("moduleload fatbin sm_90 sass only", "fatbin sm_90 sass only: launch",
+           "fatbin sm_90 sass only: results right", "moduleloaddata fatbin sm_90 sass only",
+           "moduleloadfatbinary fatbin sm_90 sass only", "moduleload cubin sm_90", "cubin sm_90: launch",
+           "cubin sm_90: results right", "moduleloaddata cubin sm_90", "moduleloadfatbinary cubin sm_90"):
+    DEVIATIONS[_k] = SASS
+for _k in ("other ctx synchronize", "other ctx launch vadd", "other ctx synchronize after launch",
+           "other ctx vadd right"):
+    DEVIATIONS[_k] = ISOLATION
 FAILURE_ANSWERS = ("CRASH", "HANG", "CUDA_ERROR_UNKNOWN")
 
 
