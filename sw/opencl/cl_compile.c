@@ -186,10 +186,11 @@ const char *vcc_march(void)
 
 /* Runs argv (argv[0] found in PATH) with stdout and stderr appended to log_path; returns the
  * exit status (0 ok), or -1 when it could not run. */
-static int run(char *const argv[], const char *log_path)
+static int run_in(char *const argv[], const char *log_path, const char *cwd)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
+    if (cwd) posix_spawn_file_actions_addchdir_np(&fa, cwd);
     posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -211,6 +212,8 @@ static int run(char *const argv[], const char *log_path)
     }
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
+
+static int run(char *const argv[], const char *log_path) { return run_in(argv, log_path, NULL); }
 
 /* A private temporary directory, removed with everything in it. */
 typedef struct tmpdir {
@@ -594,7 +597,9 @@ static char *trampolines(const vcc_meta *m)
                 const vcc_arg *g = &k->args[a];
                 const char *as = g->as == VCC_AS_GLOBAL ? "__global " : g->as == VCC_AS_CONSTANT ? "__constant "
                                  : g->as == VCC_AS_LOCAL ? "__local " : "";
-                sb_add(&b, "  %s%s __vmgpu_a%u;\n", as, g->base ? g->base : g->type, a);
+                /* pointers: the base type (a typedef of a pointer resolved); values: the type as
+                 * written (in scope here; the base type spells vectors as attributes) */
+                sb_add(&b, "  %s%s __vmgpu_a%u;\n", as, g->as != VCC_AS_PRIVATE && g->base ? g->base : g->type, a);
             }
             sb_add(&b, "};\n");
         }
@@ -758,10 +763,10 @@ int vcc_compile(const char *src, const char *opts, unsigned nh, const char *cons
     av_add(&a, "-O0");
     av_add(&a, "-emit-llvm");
     av_add(&a, "-S");
-    av_add(&a, f_src);
+    av_add(&a, "program.cl");  /* relative, run in the directory: the log says program.cl:LINE */
     av_add(&a, "-o");
     av_add(&a, f_p1);
-    int st = run(a.v, f_log);
+    int st = run_in(a.v, f_log, t.path);
     log_append_file(&log, f_log);
     if (st) {
         if (st < 0) sb_add(&log, "vmgpu: could not run %s\n", clang_path());
