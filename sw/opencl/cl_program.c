@@ -292,12 +292,12 @@ cl_program CL_API_CALL vcl_LinkProgram(cl_context c, cl_uint n, const cl_device_
     else {
         for (cl_uint i = 0; !err && i < np; i++)
             if (!vcl_valid(ps[i], VCL_PROGRAM) || ps[i]->ctx != c) err = CL_INVALID_PROGRAM;
+        if (!err) err = vcc_check_options(opts ? opts : "", 2);
+        if (!err && !vcl_compiler_available(why, sizeof why)) err = CL_LINKER_NOT_AVAILABLE;
         for (cl_uint i = 0; !err && i < np; i++)
             if (ps[i]->btype != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT &&
                 ps[i]->btype != CL_PROGRAM_BINARY_TYPE_LIBRARY)
                 err = CL_INVALID_OPERATION;
-        if (!err) err = vcc_check_options(opts ? opts : "", 2);
-        if (!err && !vcl_compiler_available(why, sizeof why)) err = CL_LINKER_NOT_AVAILABLE;
     }
     if (!err) {
         out = program_new(c);
