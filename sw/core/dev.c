@@ -88,6 +88,12 @@ static int dev_init(vmgpu_dev *dev, const vmgpu_dev_options *opt)
         dev->info.simt_warps = (sc & VMGPU_REG_SIMT_CONFIG_WARPS_MASK) >> VMGPU_REG_SIMT_CONFIG_WARPS_LSB;
         dev->info.simt_shared_bytes = ((sc & VMGPU_REG_SIMT_CONFIG_SHARED_KIB_MASK) >>
                                        VMGPU_REG_SIMT_CONFIG_SHARED_KIB_LSB) * 1024u;
+#ifdef VMGPU_REG_CAPS_SIMT_A_MASK
+        if (caps & VMGPU_REG_CAPS_SIMT_A_MASK) dev->info.simt_isa |= VMGPU_SIMT_ISA_A;
+#endif
+#ifdef VMGPU_REG_CAPS_SIMT_F_MASK
+        if (caps & VMGPU_REG_CAPS_SIMT_F_MASK) dev->info.simt_isa |= VMGPU_SIMT_ISA_F;
+#endif
     }
     dev->info.host_port_link = !(dev->hal->ops && dev->hal->ops->name && strcmp(dev->hal->ops->name, "sim") == 0);
     if (dev->info.page_shift != 12 || dev->info.n_rings == 0 ||

@@ -387,7 +387,8 @@ static int hello(vmgpu_dev *dev, char *err, size_t errlen)
         snprintf(err, errlen, "device server: %s", dev->err);
         return rc;
     }
-    r->server_pid = (pid_t)ret[0];
+    r->server_pid = (pid_t)(uint32_t)ret[0];
+    dev->info.simt_isa = (unsigned)((ret[0] >> 32) & 0xff);
     dev->info.version = (uint32_t)ret[1];
     dev->info.mem_size = (uint32_t)(ret[1] >> 32);
     dev->info.n_rings = (unsigned)(ret[2] & 0xff);

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "vmgpu/core.h"
+#include "cl_compile.h"
 
 #define VCL_HIDDEN __attribute__((visibility("hidden")))
 
@@ -160,6 +161,18 @@ struct _cl_program {
     char *options;
     cl_build_status status;
     const char *log;
+    char *log_owned;                  /* the last build's log (clang's and lld's words) */
+    /* OpenCL C for the SIMT unit (cl_compile.c): what clCompileProgram / clLinkProgram /
+     * clCreateProgramWithBinary hold, and the executable loaded into the context. */
+    cl_program_binary_type btype;
+    int from_binary;
+    vcc_blob obj;                     /* relocatable object: compiled, library, or linked from */
+    vcc_meta meta;
+    vcc_blob elf;                     /* the executable, linked at va */
+    vcc_image img;
+    uint32_t va, va_bytes, pa;        /* image pages and, after them, the argument page */
+    uint32_t args_va, args_pa;
+    int loaded;
 };
 
 typedef struct vcl_arg {
@@ -168,12 +181,22 @@ typedef struct vcl_arg {
     cl_int value;                     /* args 3..4 */
 } vcl_arg;
 
+/* An argument of a kernel compiled from OpenCL C. */
+typedef struct vcl_parg {
+    int set;
+    cl_mem mem;                       /* buffers (retained while set; NULL: a NULL pointer) */
+    uint32_t local_bytes;             /* __local arguments */
+} vcl_parg;
+
 struct _cl_kernel {
     VCL_HEAD;
     cl_program prog;
     unsigned kernel;                  /* VMGPU_KERNEL_* */
     const char *name;
     vcl_arg args[VCL_NPARAMS];
+    const vcc_kernel *meta;           /* non-NULL: compiled from OpenCL C (runs on the SIMT unit) */
+    vcl_parg *pargs;
+    uint8_t *argbuf;                  /* the argument struct's bytes as set (by-value arguments) */
 };
 
 typedef struct vcl_evcb {
@@ -224,6 +247,13 @@ struct vcl_cmd {
     size_t region[3], o[3][3], pitch[4]; /* rect: origins buffer/host/src/dst, pitches */
     cl_map_flags map_flags;
     vcl_mapping *mapping;             /* unmap: the record being removed */
+    /* OpenCL C kernels: the argument struct with VAs filled in, the buffers it names, and the
+     * NDRange as the unit runs it. */
+    uint8_t *kblock;
+    uint32_t kblock_n;
+    cl_mem *kmems;
+    unsigned nkmems;
+    uint32_t dim, gsize[3], goff[3], lsize[3], shared;
     vcl_cmd *next;
 };
 
@@ -248,6 +278,10 @@ VCL_HIDDEN cl_ulong vcl_now_ns(void);
 VCL_HIDDEN cl_ulong vcl_q_now(cl_command_queue q);
 VCL_HIDDEN cl_ulong vcl_cycles_ns(uint64_t cycles);
 VCL_HIDDEN int vcl_valid_device(cl_device_id d);
+/* CL_DEVICE_MAX_WORK_GROUP_SIZE and MAX_WORK_ITEM_SIZES[i]: the SIMT unit's threads (lanes x
+ * warps, at most 1023 per dimension), VCL_MAX_WORK_GROUP on a device without the unit. */
+VCL_HIDDEN size_t vcl_max_work_group(void);
+VCL_HIDDEN size_t vcl_max_work_item(void);
 /* Deferred callbacks. */
 VCL_HIDDEN void vcl_defer_event_cb(vcl_evcb *cb, cl_event ev, cl_int status);
 VCL_HIDDEN void vcl_defer_dtor(vcl_dtor *d, cl_mem m);
@@ -308,6 +342,33 @@ VCL_HIDDEN int vcl_image_copy_box(cl_command_queue q, cl_mem m, uint32_t dst, ui
 /* cl_program.c */
 VCL_HIDDEN cl_int vcl_run_kernel_cmd(cl_command_queue q, vcl_cmd *c);
 VCL_HIDDEN void vcl_kernel_release_internal(cl_kernel k);
+/* 1 when OpenCL C programs can be built: the SIMT unit is there and clang and ld.lld are found
+ * (why, when given, says what is missing). */
+VCL_HIDDEN int vcl_compiler_available(char *why, size_t n);
+
+/* cl_source.c: programs from OpenCL C (arguments checked by cl_program.c's entry points). */
+VCL_HIDDEN cl_int vcl_src_build(cl_program p, const char *opts);
+VCL_HIDDEN cl_int vcl_src_compile(cl_program p, const char *opts, cl_uint nh, const cl_program *hdrs,
+                                  const char **names);
+VCL_HIDDEN cl_int vcl_src_link(cl_program out, const char *opts, cl_uint np, const cl_program *ps,
+                               int create_library);
+VCL_HIDDEN void vcl_src_unload(cl_program p);
+VCL_HIDDEN void vcl_src_free(cl_program p);
+VCL_HIDDEN uint8_t *vcl_src_binary(cl_program p, size_t *n);
+VCL_HIDDEN int vcl_src_from_binary(cl_program p, const uint8_t *b, size_t n);
+VCL_HIDDEN const vcc_kernel *vcl_src_find(cl_program p, const char *name);
+VCL_HIDDEN int vcl_src_kernel_init(cl_kernel k, const vcc_kernel *m);
+VCL_HIDDEN void vcl_src_kernel_free(cl_kernel k);
+VCL_HIDDEN cl_int vcl_src_set_arg(cl_kernel k, cl_uint i, size_t size, const void *value);
+VCL_HIDDEN cl_int vcl_src_kernel_info(cl_kernel k, cl_kernel_info p, size_t size, void *value, size_t *ret);
+VCL_HIDDEN cl_int vcl_src_wg_info(cl_kernel k, cl_kernel_work_group_info p, size_t size, void *value,
+                                  size_t *ret);
+VCL_HIDDEN cl_int vcl_src_arg_info(cl_kernel k, cl_uint i, cl_kernel_arg_info p, size_t size, void *value,
+                                   size_t *ret);
+VCL_HIDDEN cl_int vcl_src_enqueue(cl_command_queue q, cl_kernel k, cl_uint dim, const size_t *goff,
+                                  const size_t *gsize, const size_t *lsize, cl_uint nw, const cl_event *w,
+                                  cl_event *e);
+VCL_HIDDEN cl_int vcl_src_run(cl_command_queue q, vcl_cmd *c);
 
 /* Entry points (cl_*.c): vcl_<name> implements cl<name>; the prototype is the Khronos one. */
 #define VCL_ENTRIES(X) \

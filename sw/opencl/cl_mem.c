@@ -511,6 +511,10 @@ void vcl_cmd_free(vcl_cmd *c)
         if (c->mem[i]) vcl_mem_release_internal(c->mem[i]);
     for (int i = 0; i < 3; i++)
         if (c->kmem[i]) vcl_mem_release_internal(c->kmem[i]);
+    for (unsigned i = 0; i < c->nkmems; i++)
+        if (c->kmems[i]) vcl_mem_release_internal(c->kmems[i]);
+    free(c->kmems);
+    free(c->kblock);
     if (c->kernel) vcl_kernel_release_internal(c->kernel);
     free(c->mapping);
     if (c->ev) vcl_event_release(c->ev);

@@ -237,6 +237,7 @@ __attribute__((visibility("default"))) vmgpu_dev *vmgpu_opencl_core_device(void)
 
 #define PLATFORM_EXTENSIONS "cl_khr_icd"
 #define DEVICE_EXTENSIONS "cl_khr_icd"
+#define ATOMIC_EXTENSIONS "cl_khr_global_int32_base_atomics cl_khr_global_int32_extended_atomics"
 #define BUILTIN_KERNELS                                                                      \
     VMGPU_BUILTIN_FILL_I32 ";" VMGPU_BUILTIN_COPY_I32 ";" VMGPU_BUILTIN_ADD_I32 ";"          \
     VMGPU_BUILTIN_SCALE_I32 ";" VMGPU_BUILTIN_AXPY_I32 ";" VMGPU_BUILTIN_REDUCE_SUM_I32
@@ -372,11 +373,12 @@ cl_int CL_API_CALL vcl_GetDeviceInfo(cl_device_id d, cl_device_info param, size_
     /* One compute engine: one compute unit. */
     case CL_DEVICE_MAX_COMPUTE_UNITS: U(1); break;
     case CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS: U(3); break;
+    /* The SIMT unit's block: lanes x warps threads (docs/opencl.md). */
     case CL_DEVICE_MAX_WORK_ITEM_SIZES:
-        v.sizes[0] = v.sizes[1] = v.sizes[2] = VCL_MAX_WORK_GROUP;
+        v.sizes[0] = v.sizes[1] = v.sizes[2] = vcl_max_work_item();
         n = sizeof v.sizes;
         break;
-    case CL_DEVICE_MAX_WORK_GROUP_SIZE: SZ(VCL_MAX_WORK_GROUP); break;
+    case CL_DEVICE_MAX_WORK_GROUP_SIZE: SZ(vcl_max_work_group()); break;
     /* Only int32 kernels exist; vector widths say 1 for int and 0 where a type is absent. */
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR:
     case CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT:
@@ -419,7 +421,11 @@ cl_int CL_API_CALL vcl_GetDeviceInfo(cl_device_id d, cl_device_info param, size_
      * precision there is, the float image formats' conversions, rounds to nearest even and keeps
      * infinities and NaNs. The embedded profile asks for one rounding mode at least (CTS
      * min_max_single_fp_config); the full profile's minimum is this pair. */
-    case CL_DEVICE_SINGLE_FP_CONFIG: BF(CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN); break;
+    /* With the unit's F extension (vmgpu_dev_info.simt_isa) kernels compute in single precision
+     * with fused multiply-add; denormals are not claimed. */
+    case CL_DEVICE_SINGLE_FP_CONFIG:
+        BF(CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | ((vcl_info.simt_isa & VMGPU_SIMT_ISA_F) ? CL_FP_FMA : 0));
+        break;
     case CL_DEVICE_DOUBLE_FP_CONFIG: BF(0); break;
     case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE: U(CL_NONE); break;
     case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE: U(0); break;
@@ -430,15 +436,17 @@ cl_int CL_API_CALL vcl_GetDeviceInfo(cl_device_id d, cl_device_info param, size_
     /* No on-chip local memory: a work-group's __local arrays will live in device memory
      * (CL_GLOBAL, which the spec allows), 32 KiB each: the full profile's minimum, above the
      * embedded profile's 1 KiB, and no cost until a kernel declares some (docs/opencl.md). */
-    case CL_DEVICE_LOCAL_MEM_TYPE: U(CL_GLOBAL); break;
-    case CL_DEVICE_LOCAL_MEM_SIZE: UL(32u * 1024u); break;
+    /* With the SIMT unit: its shared memory (block RAM in the unit). */
+    case CL_DEVICE_LOCAL_MEM_TYPE: U(vcl_info.simt_lanes ? CL_LOCAL : CL_GLOBAL); break;
+    case CL_DEVICE_LOCAL_MEM_SIZE: UL(vcl_info.simt_lanes ? vcl_info.simt_shared_bytes : 32u * 1024u); break;
     case CL_DEVICE_ERROR_CORRECTION_SUPPORT: B(0); break;
     case CL_DEVICE_HOST_UNIFIED_MEMORY: B(0); break;
     case CL_DEVICE_PROFILING_TIMER_RESOLUTION: SZ(1000000000u / VMGPU_CLOCK_HZ); break;
     case CL_DEVICE_ENDIAN_LITTLE: B(1); break;
     case CL_DEVICE_AVAILABLE: B(1); break;
-    case CL_DEVICE_COMPILER_AVAILABLE: B(0); break;
-    case CL_DEVICE_LINKER_AVAILABLE: B(0); break;
+    /* OpenCL C: the SIMT unit, clang-14 and ld.lld-14 (cl_compile.c). */
+    case CL_DEVICE_COMPILER_AVAILABLE:
+    case CL_DEVICE_LINKER_AVAILABLE: B(vcl_compiler_available(NULL, 0)); break;
     case CL_DEVICE_EXECUTION_CAPABILITIES: BF(CL_EXEC_KERNEL); break;
     case CL_DEVICE_QUEUE_PROPERTIES: BF(CL_QUEUE_PROFILING_ENABLE); break;
     case CL_DEVICE_BUILT_IN_KERNELS: s = BUILTIN_KERNELS; break;
@@ -450,7 +458,10 @@ cl_int CL_API_CALL vcl_GetDeviceInfo(cl_device_id d, cl_device_info param, size_
     case CL_DEVICE_VERSION: s = "OpenCL 1.2 vmgpu"; break;
     /* Embedded profile without a compiler: the C version is still a required answer. */
     case CL_DEVICE_OPENCL_C_VERSION: s = "OpenCL C 1.2 "; break;
-    case CL_DEVICE_EXTENSIONS: s = DEVICE_EXTENSIONS; break;
+    /* The 32-bit global atomics only where the unit executes AMOs (CAPS.SIMT_A). */
+    case CL_DEVICE_EXTENSIONS:
+        s = (vcl_info.simt_isa & VMGPU_SIMT_ISA_A) ? DEVICE_EXTENSIONS " " ATOMIC_EXTENSIONS : DEVICE_EXTENSIONS;
+        break;
     case CL_DEVICE_PRINTF_BUFFER_SIZE: SZ(0); break;
     case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC: B(1); break;
     case CL_DEVICE_PARENT_DEVICE: v.ptr = NULL; n = sizeof(void *); break;
@@ -499,4 +510,16 @@ cl_int CL_API_CALL vcl_EnqueueNativeKernel(cl_command_queue q, void(CL_CALLBACK 
     (void)fn; (void)args; (void)cb; (void)nm; (void)ml; (void)loc; (void)n; (void)w; (void)e;
     /* CL_DEVICE_EXECUTION_CAPABILITIES has no CL_EXEC_NATIVE_KERNEL. */
     return vcl_valid(q, VCL_QUEUE) ? CL_INVALID_OPERATION : CL_INVALID_COMMAND_QUEUE;
+}
+
+size_t vcl_max_work_group(void)
+{
+    size_t t = (size_t)vcl_info.simt_lanes * vcl_info.simt_warps;
+    return t ? t : VCL_MAX_WORK_GROUP;
+}
+
+size_t vcl_max_work_item(void)
+{
+    size_t t = vcl_max_work_group();
+    return t < 1023 ? t : (vcl_info.simt_lanes ? 1023 : t);
 }

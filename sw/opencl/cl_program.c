@@ -1,9 +1,9 @@
 /*
- * Programs and kernels. vmgpu has no instruction set and no compiler: its compute engine runs
- * six built-in int32 kernels (sw/include/vmgpu_builtin.h), reached with
- * clCreateProgramWithBuiltInKernels. Source programs can be created (the spec allows it) but
- * clBuildProgram answers CL_COMPILER_NOT_AVAILABLE, as it must for a device whose
- * CL_DEVICE_COMPILER_AVAILABLE is CL_FALSE.
+ * Programs and kernels. Two kinds: the compute engine's six built-in int32 kernels
+ * (sw/include/vmgpu_builtin.h), reached with clCreateProgramWithBuiltInKernels, and programs
+ * in OpenCL C compiled with clang for the SIMT unit (cl_source.c, cl_compile.c), which these
+ * entry points hand on to once the arguments are checked. Without the unit or without clang
+ * and ld.lld, clBuildProgram on source answers CL_COMPILER_NOT_AVAILABLE.
  *
  * Kernel arguments (every built-in kernel takes the same five):
  *   0 dst  cl_mem (arg_size sizeof(cl_mem)); 1 a  cl_mem; 2 b  cl_mem  (NULL allowed when the
@@ -34,9 +34,6 @@ static const struct {
     {VMGPU_BUILTIN_REDUCE_SUM_I32, VMGPU_KERNEL_REDUCE_SUM, 0x0b},
 };
 #define NKERNELS (sizeof k_kernels / sizeof k_kernels[0])
-
-static const char *k_no_compiler = "vmgpu has no OpenCL C compiler (CL_DEVICE_COMPILER_AVAILABLE is "
-                                   "CL_FALSE); use clCreateProgramWithBuiltInKernels";
 
 static int builtin_index(const char *name, size_t len)
 {
@@ -117,16 +114,35 @@ cl_program CL_API_CALL vcl_CreateProgramWithBinary(cl_context c, cl_uint n, cons
     else {
         for (cl_uint i = 0; !err && i < n; i++)
             if (!lens[i] || !bins[i]) err = CL_INVALID_VALUE;
-        /* No binary format exists for a device without an instruction set. */
-        if (!err) {
-            err = CL_INVALID_BINARY;
-            if (status)
-                for (cl_uint i = 0; i < n; i++) status[i] = CL_INVALID_BINARY;
+    }
+    cl_program p = NULL;
+    if (!err) {
+        /* Our format (cl_source.c): a header, the kernels' metadata, a relocatable object. */
+        p = program_new(c);
+        if (!p) err = CL_OUT_OF_HOST_MEMORY;
+        for (cl_uint i = 0; p && i < n; i++) {
+            cl_int st = CL_SUCCESS;
+            if (i == 0 && vcl_src_from_binary(p, bins[i], lens[i])) st = CL_INVALID_BINARY;
+            if (i > 0) {
+                /* the same device again: its binary must be the same program */
+                size_t ln;
+                uint8_t *mine = vcl_src_binary(p, &ln);
+                if (!mine || ln != lens[i] || memcmp(mine, bins[i], ln)) st = CL_INVALID_BINARY;
+                free(mine);
+            }
+            if (status) status[i] = st;
+            if (st) err = st;
+        }
+        if (err && p) {
+            vcl_src_free(p);
+            p->live = 0;
+            vcl_context_release(c);
+            p = NULL;
         }
     }
     vcl_leave();
     if (errcode_ret) *errcode_ret = err;
-    return NULL;
+    return p;
 }
 
 cl_program CL_API_CALL vcl_CreateProgramWithBuiltInKernels(cl_context c, cl_uint n,
@@ -181,6 +197,7 @@ static void program_maybe_destroy(cl_program p)
     free(p->kernel_names);
     free(p->options);
     p->source = p->kernel_names = p->options = NULL;
+    vcl_src_free(p);
     vcl_context_release(p->ctx);
 }
 
@@ -205,39 +222,47 @@ cl_int CL_API_CALL vcl_ReleaseProgram(cl_program p)
     return rc;
 }
 
+/* kind 0 clBuildProgram, 1 clCompileProgram. */
 static cl_int build_like(cl_program p, cl_uint n, const cl_device_id *d, const char *opts,
-                         void(CL_CALLBACK *fn)(cl_program, void *), void *user, cl_int no_tool)
+                         void(CL_CALLBACK *fn)(cl_program, void *), void *user, int kind, cl_uint nh,
+                         const cl_program *hdrs, const char **names)
 {
     if (!vcl_valid(p, VCL_PROGRAM)) return CL_INVALID_PROGRAM;
     cl_int rc = check_devices(n, d);
     if (rc) return rc;
     if (!fn && user) return CL_INVALID_VALUE;
+    if (kind == 1) {
+        if ((nh == 0) != (hdrs == NULL) || (nh == 0) != (names == NULL)) return CL_INVALID_VALUE;
+        for (cl_uint i = 0; i < nh; i++)
+            if (!vcl_valid(hdrs[i], VCL_PROGRAM) || !hdrs[i]->source || !names[i]) return CL_INVALID_VALUE;
+    }
     if (p->attached) return CL_INVALID_OPERATION;  /* kernels exist */
+    if (kind == 1 && !p->source) return CL_INVALID_OPERATION;  /* compiling needs source */
+    if (!p->builtin && (rc = vcc_check_options(opts ? opts : "", kind))) return rc;
     free(p->options);
     p->options = strdup(opts ? opts : "");
     if (p->builtin) {
         /* Built-in kernels need no build: the program stays built. */
         p->status = CL_BUILD_SUCCESS;
-        rc = CL_SUCCESS;
-    } else {
-        p->status = CL_BUILD_ERROR;
-        p->log = k_no_compiler;
-        rc = no_tool;
+        return CL_SUCCESS;
     }
-    (void)user;
-    return rc;
+    return kind == 1 ? vcl_src_compile(p, p->options, nh, hdrs, names) : vcl_src_build(p, p->options);
+}
+
+static int build_notifies(cl_int rc)
+{
+    return rc != CL_INVALID_PROGRAM && rc != CL_INVALID_VALUE && rc != CL_INVALID_DEVICE &&
+           rc != CL_INVALID_OPERATION && rc != CL_INVALID_BUILD_OPTIONS && rc != CL_INVALID_COMPILER_OPTIONS;
 }
 
 cl_int CL_API_CALL vcl_BuildProgram(cl_program p, cl_uint n, const cl_device_id *d, const char *opts,
                                     void(CL_CALLBACK *fn)(cl_program, void *), void *user)
 {
     vcl_enter();
-    cl_int rc = build_like(p, n, d, opts, fn, user, CL_COMPILER_NOT_AVAILABLE);
+    cl_int rc = build_like(p, n, d, opts, fn, user, 0, 0, NULL, NULL);
     vcl_leave();
     /* The notification runs once the build is over, also when it failed. */
-    if (fn && rc != CL_INVALID_PROGRAM && rc != CL_INVALID_VALUE && rc != CL_INVALID_DEVICE &&
-        rc != CL_INVALID_OPERATION)
-        fn(p, user);
+    if (fn && build_notifies(rc)) fn(p, user);
     return rc;
 }
 
@@ -246,10 +271,9 @@ cl_int CL_API_CALL vcl_CompileProgram(cl_program p, cl_uint n, const cl_device_i
                                       void(CL_CALLBACK *fn)(cl_program, void *), void *user)
 {
     vcl_enter();
-    cl_int rc;
-    if ((nh == 0) != (hdrs == NULL) || (nh == 0) != (names == NULL)) rc = vcl_valid(p, VCL_PROGRAM) ? CL_INVALID_VALUE : CL_INVALID_PROGRAM;
-    else rc = build_like(p, n, d, opts, fn, user, CL_COMPILER_NOT_AVAILABLE);
+    cl_int rc = build_like(p, n, d, opts, fn, user, 1, nh, hdrs, names);
     vcl_leave();
+    if (fn && build_notifies(rc)) fn(p, user);
     return rc;
 }
 
@@ -258,20 +282,36 @@ cl_program CL_API_CALL vcl_LinkProgram(cl_context c, cl_uint n, const cl_device_
                                        void(CL_CALLBACK *fn)(cl_program, void *), void *user,
                                        cl_int *errcode_ret)
 {
-    (void)opts;
     vcl_enter();
     cl_int err;
+    cl_program out = NULL;
+    char why[256];
     if (!vcl_valid(c, VCL_CONTEXT)) err = CL_INVALID_CONTEXT;
     else if ((err = check_devices(n, d))) {}
     else if (np == 0 || !ps || (!fn && user)) err = CL_INVALID_VALUE;
     else {
-        err = CL_LINKER_NOT_AVAILABLE;
-        for (cl_uint i = 0; i < np; i++)
-            if (!vcl_valid(ps[i], VCL_PROGRAM)) err = CL_INVALID_PROGRAM;
+        for (cl_uint i = 0; !err && i < np; i++)
+            if (!vcl_valid(ps[i], VCL_PROGRAM) || ps[i]->ctx != c) err = CL_INVALID_PROGRAM;
+        if (!err) err = vcc_check_options(opts ? opts : "", 2);
+        if (!err && !vcl_compiler_available(why, sizeof why)) err = CL_LINKER_NOT_AVAILABLE;
+        for (cl_uint i = 0; !err && i < np; i++)
+            if (ps[i]->btype != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT &&
+                ps[i]->btype != CL_PROGRAM_BINARY_TYPE_LIBRARY)
+                err = CL_INVALID_OPERATION;
+    }
+    if (!err) {
+        out = program_new(c);
+        if (!out) err = CL_OUT_OF_HOST_MEMORY;
+        else {
+            out->options = strdup(opts ? opts : "");
+            err = vcl_src_link(out, out->options, np, ps, strstr(out->options, "-create-library") != NULL);
+        }
     }
     vcl_leave();
+    /* A failed link still gives a program whose log says why (1.2, clLinkProgram). */
+    if (fn && out) fn(out, user);
     if (errcode_ret) *errcode_ret = err;
-    return NULL;
+    return out;
 }
 
 cl_int CL_API_CALL vcl_UnloadCompiler(void) { return CL_SUCCESS; }
@@ -300,19 +340,33 @@ cl_int CL_API_CALL vcl_GetProgramInfo(cl_program p, cl_program_info param, size_
         s = p->source ? p->source : "";
         rc = vcl_info_out(s, strlen(s) + 1, size, value, ret);
         break;
-    case CL_PROGRAM_BINARY_SIZES: z = 0; rc = vcl_info_out(&z, sizeof z, size, value, ret); break;
-    case CL_PROGRAM_BINARIES:
-        /* One device, binary size 0: the spec says its entry is left alone. */
+    case CL_PROGRAM_BINARY_SIZES: {
+        uint8_t *b = vcl_src_binary(p, &z);
+        free(b);
+        rc = vcl_info_out(&z, sizeof z, size, value, ret);
+        break;
+    }
+    case CL_PROGRAM_BINARIES: {
+        /* One device; an entry whose binary size is 0 is left alone (the spec). */
         rc = vcl_info_out(NULL, sizeof(unsigned char *), size, NULL, ret);
         if (!rc && value && size < sizeof(unsigned char *)) rc = CL_INVALID_VALUE;
+        unsigned char *dst = !rc && value ? *(unsigned char **)value : NULL;
+        uint8_t *b = dst ? vcl_src_binary(p, &z) : NULL;
+        if (b) memcpy(dst, b, z);
+        free(b);
         break;
+    }
     case CL_PROGRAM_NUM_KERNELS:
     case CL_PROGRAM_KERNEL_NAMES:
-        if (p->status != CL_BUILD_SUCCESS) { rc = CL_INVALID_PROGRAM_EXECUTABLE; break; }
+        if (p->status != CL_BUILD_SUCCESS || !p->kernel_names ||
+            (!p->builtin && p->btype != CL_PROGRAM_BINARY_TYPE_EXECUTABLE)) {
+            rc = CL_INVALID_PROGRAM_EXECUTABLE;
+            break;
+        }
         if (param == CL_PROGRAM_KERNEL_NAMES) {
             rc = vcl_info_out(p->kernel_names, strlen(p->kernel_names) + 1, size, value, ret);
         } else {
-            z = 1;
+            z = *p->kernel_names ? 1 : 0;
             for (const char *c = p->kernel_names; *c; c++) z += *c == ';';
             rc = vcl_info_out(&z, sizeof z, size, value, ret);
         }
@@ -340,7 +394,7 @@ cl_int CL_API_CALL vcl_GetProgramBuildInfo(cl_program p, cl_device_id d, cl_prog
         break;
     case CL_PROGRAM_BUILD_LOG: rc = vcl_info_out(p->log, strlen(p->log) + 1, size, value, ret); break;
     case CL_PROGRAM_BINARY_TYPE:
-        bt = p->builtin ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE : CL_PROGRAM_BINARY_TYPE_NONE;
+        bt = p->builtin ? CL_PROGRAM_BINARY_TYPE_EXECUTABLE : p->btype;
         rc = vcl_info_out(&bt, sizeof bt, size, value, ret);
         break;
     default: rc = CL_INVALID_VALUE;
@@ -374,8 +428,14 @@ static cl_kernel kernel_new(cl_program p, int idx)
     k->live = 1;
     k->refs = 1;
     k->prog = p;
-    k->kernel = k_kernels[idx].kernel;
-    k->name = k_kernels[idx].name;
+    if (p->builtin) {
+        k->kernel = k_kernels[idx].kernel;
+        k->name = k_kernels[idx].name;
+    } else if (vcl_src_kernel_init(k, &p->meta.k[idx])) {
+        vcl_src_kernel_free(k);
+        free(k);
+        return NULL;
+    }
     p->attached++;
     vcl_register(k, VCL_KERNEL);
     return k;
@@ -389,8 +449,11 @@ cl_kernel CL_API_CALL vcl_CreateKernel(cl_program p, const char *name, cl_int *e
     if (!vcl_valid(p, VCL_PROGRAM)) err = CL_INVALID_PROGRAM;
     else if (p->status != CL_BUILD_SUCCESS) err = CL_INVALID_PROGRAM_EXECUTABLE;
     else if (!name) err = CL_INVALID_VALUE;
+    else if (!p->builtin && p->btype != CL_PROGRAM_BINARY_TYPE_EXECUTABLE) err = CL_INVALID_PROGRAM_EXECUTABLE;
     else if (!program_has(p, name)) err = CL_INVALID_KERNEL_NAME;
-    else if (!(k = kernel_new(p, builtin_index(name, strlen(name))))) err = CL_OUT_OF_HOST_MEMORY;
+    else if (!(k = kernel_new(p, p->builtin ? builtin_index(name, strlen(name))
+                                            : (int)(vcl_src_find(p, name) - p->meta.k))))
+        err = CL_OUT_OF_HOST_MEMORY;
     vcl_leave();
     if (errcode_ret) *errcode_ret = err;
     return k;
@@ -404,7 +467,15 @@ cl_int CL_API_CALL vcl_CreateKernelsInProgram(cl_program p, cl_uint n, cl_kernel
     int idx[NKERNELS * 4];
     if (!vcl_valid(p, VCL_PROGRAM)) rc = CL_INVALID_PROGRAM;
     else if (p->status != CL_BUILD_SUCCESS) rc = CL_INVALID_PROGRAM_EXECUTABLE;
-    else {
+    else if (!p->builtin) {
+        if (p->btype != CL_PROGRAM_BINARY_TYPE_EXECUTABLE) rc = CL_INVALID_PROGRAM_EXECUTABLE;
+        else if (ks && n < p->meta.nkernels) rc = CL_INVALID_VALUE;
+        else count = p->meta.nkernels;
+        for (cl_uint i = 0; !rc && ks && i < count; i++) ks[i] = kernel_new(p, (int)i);
+        if (!rc && nret) *nret = count;
+        vcl_leave();
+        return rc;
+    } else {
         for (size_t i = 0; i < NKERNELS; i++)
             if (program_has(p, k_kernels[i].name)) idx[count++] = (int)i;
         if (ks && n < count) rc = CL_INVALID_VALUE;
@@ -423,6 +494,7 @@ void vcl_kernel_release_internal(cl_kernel k)
     k->live = 0;
     for (int i = 0; i < 3; i++)
         if (k->args[i].mem) vcl_mem_release_internal(k->args[i].mem);
+    if (k->meta) vcl_src_kernel_free(k);
     cl_program p = k->prog;
     if (p->attached) p->attached--;
     program_maybe_destroy(p);
@@ -451,6 +523,7 @@ cl_int CL_API_CALL vcl_SetKernelArg(cl_kernel k, cl_uint i, size_t size, const v
     vcl_enter();
     cl_int rc = CL_SUCCESS;
     if (!vcl_valid(k, VCL_KERNEL)) rc = CL_INVALID_KERNEL;
+    else if (k->meta) rc = vcl_src_set_arg(k, i, size, value);
     else if (i >= VCL_NPARAMS) rc = CL_INVALID_ARG_INDEX;
     else if (i < 3) {
         cl_mem m = NULL;
@@ -490,6 +563,8 @@ cl_int CL_API_CALL vcl_GetKernelInfo(cl_kernel k, cl_kernel_info p, size_t size,
     cl_int rc;
     cl_uint u;
     if (!vcl_valid(k, VCL_KERNEL)) rc = CL_INVALID_KERNEL;
+    else if (k->meta && (p == CL_KERNEL_NUM_ARGS || p == CL_KERNEL_ATTRIBUTES))
+        rc = vcl_src_kernel_info(k, p, size, value, ret);
     else switch (p) {
     case CL_KERNEL_FUNCTION_NAME: rc = vcl_info_out(k->name, strlen(k->name) + 1, size, value, ret); break;
     case CL_KERNEL_NUM_ARGS: u = VCL_NPARAMS; rc = vcl_info_out(&u, sizeof u, size, value, ret); break;
@@ -512,8 +587,9 @@ cl_int CL_API_CALL vcl_GetKernelWorkGroupInfo(cl_kernel k, cl_device_id d, cl_ke
     cl_ulong ul = 0;
     if (!vcl_valid(k, VCL_KERNEL)) rc = CL_INVALID_KERNEL;
     else if (d && !vcl_valid_device(d)) rc = CL_INVALID_DEVICE;
+    else if (k->meta) rc = vcl_src_wg_info(k, p, size, value, ret);
     else switch (p) {
-    case CL_KERNEL_WORK_GROUP_SIZE: z = VCL_MAX_WORK_GROUP; rc = vcl_info_out(&z, sizeof z, size, value, ret); break;
+    case CL_KERNEL_WORK_GROUP_SIZE: z = vcl_max_work_group(); rc = vcl_info_out(&z, sizeof z, size, value, ret); break;
     case CL_KERNEL_COMPILE_WORK_GROUP_SIZE: rc = vcl_info_out(z3, sizeof z3, size, value, ret); break;
     case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: z = 1; rc = vcl_info_out(&z, sizeof z, size, value, ret); break;
     case CL_KERNEL_LOCAL_MEM_SIZE:
@@ -532,10 +608,10 @@ cl_int CL_API_CALL vcl_GetKernelWorkGroupInfo(cl_kernel k, cl_device_id d, cl_ke
 cl_int CL_API_CALL vcl_GetKernelArgInfo(cl_kernel k, cl_uint i, cl_kernel_arg_info p, size_t size,
                                         void *value, size_t *ret)
 {
-    (void)p; (void)size; (void)value; (void)ret;
     vcl_enter();
     cl_int rc;
     if (!vcl_valid(k, VCL_KERNEL)) rc = CL_INVALID_KERNEL;
+    else if (k->meta) rc = vcl_src_arg_info(k, i, p, size, value, ret);
     else if (i >= VCL_NPARAMS) rc = CL_INVALID_ARG_INDEX;
     else rc = CL_KERNEL_ARG_INFO_NOT_AVAILABLE;  /* only for programs built from source */
     vcl_leave();
@@ -553,6 +629,7 @@ static int kernel_entry(unsigned kernel)
 
 cl_int vcl_run_kernel_cmd(cl_command_queue q, vcl_cmd *c)
 {
+    if (c->kernel->meta) return vcl_src_run(q, c);
     cl_event e = c->ev;
     uint32_t va[3] = {0, 0, 0};
     for (int i = 0; i < 3; i++)
@@ -597,6 +674,11 @@ cl_int CL_API_CALL vcl_EnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_
     if (!vcl_valid(q, VCL_QUEUE)) rc = CL_INVALID_COMMAND_QUEUE;
     else if (!vcl_valid(k, VCL_KERNEL)) rc = CL_INVALID_KERNEL;
     else if (k->prog->ctx != q->ctx) rc = CL_INVALID_CONTEXT;
+    else if (k->meta) {
+        rc = vcl_src_enqueue(q, k, dim, goff, gsize, lsize, nw, w, e);
+        vcl_leave();
+        return rc;
+    }
     else if (dim < 1 || dim > 3) rc = CL_INVALID_WORK_DIMENSION;
     else if (!gsize) rc = CL_INVALID_GLOBAL_WORK_SIZE;
     if (!rc) {
@@ -615,10 +697,10 @@ cl_int CL_API_CALL vcl_EnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_
         uint64_t wg = 1;
         for (cl_uint i = 0; !rc && i < dim; i++) {
             if (lsize[i] == 0 || gsize[i] % lsize[i]) rc = CL_INVALID_WORK_GROUP_SIZE;
-            else if (lsize[i] > VCL_MAX_WORK_GROUP) rc = CL_INVALID_WORK_ITEM_SIZE;
+            else if (lsize[i] > vcl_max_work_item()) rc = CL_INVALID_WORK_ITEM_SIZE;
             else wg *= lsize[i];
         }
-        if (!rc && wg > VCL_MAX_WORK_GROUP) rc = CL_INVALID_WORK_GROUP_SIZE;
+        if (!rc && wg > vcl_max_work_group()) rc = CL_INVALID_WORK_GROUP_SIZE;
     }
     const vcl_arg *args = rc ? NULL : k->args;
     unsigned uses = rc ? 0 : k_kernels[kernel_entry(k->kernel)].uses;
@@ -659,7 +741,7 @@ cl_int CL_API_CALL vcl_EnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_
 cl_int CL_API_CALL vcl_EnqueueTask(cl_command_queue q, cl_kernel k, cl_uint nw, const cl_event *w,
                                    cl_event *e)
 {
-    /* A task is an NDRange of one work-item: it covers n only when n <= 1. */
+    /* A task is an NDRange of one work-item (built-in kernels: it covers n only when n <= 1). */
     size_t one = 1;
     return vcl_EnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, nw, w, e);
 }

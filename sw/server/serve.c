@@ -358,7 +358,7 @@ static int op_hello(request *r, answer *a)
     c->hello_done = 1;
     vmgpu_dev_info in;
     vmgpu_dev_get_info(g_srv.dev, &in);
-    a->h.ret[0] = (uint64_t)getpid();
+    a->h.ret[0] = (uint64_t)getpid() | (uint64_t)in.simt_isa << 32;
     a->h.ret[1] = in.version | (uint64_t)in.mem_size << 32;
     a->h.ret[2] = in.n_rings | (uint64_t)in.tlb_entries << 8 | (uint64_t)in.has_gfx << 24 |
                   (uint64_t)in.host_port_link << 25 | (uint64_t)in.simt_lanes << 32 |

@@ -18,7 +18,7 @@ want = [
     ("Platform Extensions function suffix", "VMGPU"),
     ("Device Type", "Accelerator"),
     ("Device Profile", "EMBEDDED_PROFILE"),
-    ("Compiler Available", "No"),
+    ("Compiler Available", "Yes"),  # the SIMT unit with clang-14 and ld.lld-14
     ("Image support", "Yes"),
     ("Max clock frequency", "50MHz"),
     ("Alignment of base address", "1024 bits"),

@@ -89,7 +89,12 @@ typedef struct vmgpu_dev_info {
     unsigned simt_lanes;  /* SIMT compute unit (CAPS.SIMT, SIMT_CONFIG): lanes per warp, 0 when */
     unsigned simt_warps;  /*   the device has none; warps; a block has at most lanes x warps */
     uint32_t simt_shared_bytes; /* its shared memory (the window at VMGPU_SIMT_SHARED_BASE) */
+    unsigned simt_isa;    /* VMGPU_SIMT_ISA_*: extensions beyond RV32IM the unit executes */
 } vmgpu_dev_info;
+
+/* vmgpu_dev_info.simt_isa, from CAPS.SIMT_A / CAPS.SIMT_F once the register map has them. */
+#define VMGPU_SIMT_ISA_A 0x1u  /* RV32A AMOs (and Zacas amocas.w) */
+#define VMGPU_SIMT_ISA_F 0x2u  /* F: single precision with FMA */
 
 /* Options of vmgpu_dev_open_ex; zero fields take defaults. */
 typedef struct vmgpu_dev_options {
