@@ -77,7 +77,7 @@ fi
 venv=${VMGPU_VENV:-$(cd "$(dirname "$0")/.." && pwd)/.venv}
 # nvidia-cuda-nvrtc: NVIDIA's runtime compiler, no GPU needed; tests/ptx compiles its CUDA C test
 # kernels to PTX with it (tests/ptx/gen_ptx.py loads libnvrtc through ctypes).
-py_pkgs=(cuda-bindings==13.5.0 cuda-core==1.2.2 numpy nvidia-cuda-nvrtc==13.5.37 pyopencl)
+py_pkgs=(cuda-bindings==13.5.0 cuda-core==1.2.2 numpy nvidia-cuda-nvrtc==13.5.37 pyopencl==2026.1.4)
 if ! "$venv/bin/python" -c 'import cuda.bindings.driver, cuda.core, numpy, pyopencl' >/dev/null 2>&1 ||
    ! ls "$venv"/lib/python3*/site-packages/nvidia/cu13/lib/libnvrtc.so.* >/dev/null 2>&1; then
   echo "setup: creating $venv with ${py_pkgs[*]} (pip)"
