@@ -27,7 +27,7 @@
 int vcl_compiler_available(char *why, size_t n)
 {
     if (vcl_dev_ready() != CL_SUCCESS || !vcl_info.simt_lanes) {
-        if (why) snprintf(why, n, "the device has no SIMT compute unit, so OpenCL C cannot run on it");
+        if (why) snprintf(why, n, "no OpenCL C compiler for this device: it has no SIMT compute unit, so OpenCL C cannot run on it");
         return 0;
     }
     return vcc_tools(why, n);

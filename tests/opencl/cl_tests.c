@@ -952,7 +952,11 @@ static void t_kernels(void)
     RC(clEnqueueNDRangeKernel(g_q, K, 1, NULL, &zero, NULL, 0, NULL, NULL), CL_INVALID_GLOBAL_WORK_SIZE);
     size_t l3 = 100;
     RC(clEnqueueNDRangeKernel(g_q, K, 1, NULL, &g, &l3, 0, NULL, NULL), CL_INVALID_WORK_GROUP_SIZE);
-    size_t g2[2] = {2048, 4}, l2[2] = {8, 4};
+    /* a 2D work-group of twice the device's largest (each dimension within its own limit) */
+    size_t mwg = 0;
+    OK(clGetDeviceInfo(g_dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof mwg, &mwg, NULL));
+    size_t g2[2] = {4096, 4}, l2[2] = {mwg / 2, 4};
+    CHECK(mwg >= 4 && mwg <= 2048 && (mwg & (mwg - 1)) == 0);
     RC(clEnqueueNDRangeKernel(g_q, K, 2, NULL, g2, l2, 0, NULL, NULL), CL_INVALID_WORK_GROUP_SIZE);
     size_t gb = 4096, lb = 2048;
     RC(clEnqueueNDRangeKernel(g_q, K, 1, NULL, &gb, &lb, 0, NULL, NULL), CL_INVALID_WORK_ITEM_SIZE);
