@@ -877,6 +877,25 @@ static void one_pass(cg *g) {
   emit(g, rv_ecall());  // falling off the end ends the thread
 }
 
+// The line map of one kernel whose code starts at `entry`: the prologue is the .entry's line,
+// then each instruction's line from its first word; an instruction with no code gives way to
+// the next one at the same offset.
+static void add_line(ptx_ctx *c, uint32_t off, int line) {
+  if (c->nlines && c->lines[c->nlines - 1].code_offset == off) {
+    c->lines[c->nlines - 1].line = line;
+    return;
+  }
+  if (c->nlines && c->lines[c->nlines - 1].line == line) return;
+  c->lines = ptx_grow(c, c->lines, &c->cap_lines, c->nlines + 1, sizeof *c->lines);
+  c->lines[c->nlines++] = (ptx_line_entry){off, line};
+}
+
+static void record_lines(ptx_ctx *c, const kernel_ir *k, const int *insn_at, uint32_t entry) {
+  add_line(c, entry, k->line);
+  for (int i = 0; i < k->ninsns; ++i)
+    if (k->insns[i].label < 0) add_line(c, entry + 4u * (uint32_t)insn_at[i], k->insns[i].line);
+}
+
 void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out) {
   cg g;
   memset(&g, 0, sizeof g);
@@ -930,6 +949,7 @@ void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out) {
     uint8_t *d = c->code + c->code_bytes + 4 * i;
     d[0] = (uint8_t)w, d[1] = (uint8_t)(w >> 8), d[2] = (uint8_t)(w >> 16), d[3] = (uint8_t)(w >> 24);
   }
+  record_lines(c, k, g.insn_at, out->entry);
   c->code_bytes += bytes;
   out->flags = g.flags | (k->has_dynamic_shared ? PTX_KERNEL_DYNAMIC_SHARED : 0);
   out->shared_bytes = k->has_dynamic_shared ? ((c->shared_bytes + 15u) & ~15u) : g.shared_end;

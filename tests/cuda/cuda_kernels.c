@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuda.h"
 
@@ -200,18 +201,108 @@ static void case_trace(void)
     CHECK(vadd_right(N), "vadd under the trace");
 }
 
+/* 1-based line of the first line of text containing needle, 0 if none. */
+static int line_of(const char *text, const char *needle)
+{
+    const char *p = strstr(text, needle);
+    if (!p) return 0;
+    int line = 1;
+    for (const char *q = text; q < p; q++) line += *q == '\n';
+    return line;
+}
+
+/* VMGPU_TRACE=1 on a kernel's fault (oob.ptx: a grid-stride store past the end of a mapping):
+ * the kernel listing shows the PTX line of the out[i] store with its sw, and the fault names
+ * the PC, its offset in the kernel and that PTX line. The trace (stderr) is captured in a file. */
+static void case_trace_fault(void)
+{
+    char *ptx = fixture("ptx/fixtures/oob.ptx");
+    int st_line = line_of(ptx, "st.global.u32");   /* out[i] = i + 1: the store that faults */
+    CHECK(st_line > 0, "oob.ptx has no st.global.u32");
+    size_t g = 0;
+    CUmemAllocationProp prop = {0};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+    CUdeviceptr out, logp;
+    CUmemGenericAllocationHandle h;
+    EXPECT(cuMemAddressReserve(&out, 2 * g, 0, 0, 0), CUDA_SUCCESS);
+    EXPECT(cuMemCreate(&h, g, &prop, 0), CUDA_SUCCESS);
+    EXPECT(cuMemMap(out, g, 0, h, 0), CUDA_SUCCESS);
+    CUmemAccessDesc rw = {{CU_MEM_LOCATION_TYPE_DEVICE, 0}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    EXPECT(cuMemSetAccess(out, g, &rw, 1), CUDA_SUCCESS);
+    unsigned n = (unsigned)(g / 4) + 64;
+    EXPECT(cuMemAlloc(&logp, (size_t)n * 4), CUDA_SUCCESS);
+
+    fflush(stderr);
+    FILE *cap = tmpfile();
+    int saved = dup(2);
+    dup2(fileno(cap), 2);
+    CUmodule m;
+    CUfunction f;
+    EXPECT(cuModuleLoadData(&m, ptx), CUDA_SUCCESS);
+    EXPECT(cuModuleGetFunction(&f, m, "oob"), CUDA_SUCCESS);
+    void *args[] = {&out, &logp, &n};
+    EXPECT(cuLaunchKernel(f, 4, 1, 1, 16, 1, 1, 0, NULL, args, NULL), CUDA_SUCCESS);
+    EXPECT(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fseek(cap, 0, SEEK_END);
+    long len = ftell(cap);
+    rewind(cap);
+    char *tr = calloc(1, (size_t)len + 1);
+    if (fread(tr, 1, (size_t)len, cap) != (size_t)len) len = 0;
+    fclose(cap);
+    fputs(tr, stderr);   /* the trace, as it would have been printed */
+
+    /* the listing shows the line as written, tabs as spaces, blanks at its ends dropped */
+    char text[128] = "", want[160];
+    const char *p = strstr(ptx, "st.global.u32");
+    size_t k = 0;
+    for (; p && p[k] && p[k] != '\n' && k + 1 < sizeof text; k++) text[k] = p[k] == '\t' ? ' ' : p[k];
+    while (k && text[k - 1] == ' ') text[--k] = 0;
+    snprintf(want, sizeof want, "ptx line %d: %s", st_line, text);
+    const char *listing = strstr(tr, want);
+    CHECK(listing != NULL, "the listing has no '%s'", want);
+    if (listing) {
+        const char *next = strchr(listing, '\n');
+        CHECK(next && strstr(next, "  sw ") && strstr(next, "  sw ") < strstr(next + 1, "ptx line"),
+              "the st.global line's instructions hold no sw");
+    }
+    const char *fl = strstr(tr, "launch: oob fault at PC 0x");
+    CHECK(fl != NULL, "no fault line naming the PC");
+    if (fl) {
+        unsigned pc = 0, off = 0;
+        int line = 0;
+        char ins[8] = "";
+        int got = sscanf(fl, "launch: oob fault at PC 0x%x = oob+0x%x (%7s", &pc, &off, ins);
+        const char *pl = strstr(fl, "from PTX line ");
+        if (pl) sscanf(pl, "from PTX line %d", &line);
+        CHECK(got == 3 && !strcmp(ins, "sw"), "fault line: %.160s", fl);
+        CHECK(line == st_line, "the fault names PTX line %d, the st.global.u32 is line %d", line, st_line);
+        printf("fault at PC 0x%08x = oob+0x%x (%s), PTX line %d (st.global.u32 at line %d)\n", pc, off, ins, line,
+               st_line);
+    }
+    CHECK(strstr(tr, "SIMT write by lane") != NULL || strstr(tr, "SIMT write") != NULL,
+          "the fault text names the SIMT write");
+    free(tr);
+    free(ptx);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     CUdevice dev;
     CUcontext c;
     if (argc < 2 || cuInit(0) || cuDeviceGet(&dev, 0) || cuCtxCreate(&c, NULL, 0, dev)) {
-        printf("usage: cuda_kernels results|state|trace (and a device)\n");
+        printf("usage: cuda_kernels results|state|trace|trace_fault (and a device)\n");
         return 2;
     }
     if (!strcmp(argv[1], "results")) case_results();
     else if (!strcmp(argv[1], "state")) case_state();
     else if (!strcmp(argv[1], "trace")) case_trace();
+    else if (!strcmp(argv[1], "trace_fault")) case_trace_fault();
     else return 2;
     printf("%s: %d failures\n", argv[1], failures);
     return failures != 0;
