@@ -163,6 +163,23 @@ static uint32_t sym_va_or_sp(cg *g, const sym *s, int64_t imm, int *on_stack) {
   fail(g, PTX_ERR_INVALID_PTX, "%s is a label, not a variable", s->name);
 }
 
+// %laneid and %warpid as NVIDIA's 32-thread warps give them: the thread's linear index in its
+// block (x fastest) mod 32, and divided by 32 (the same for the 32 threads of a warp, unique in
+// the block). The unit's own lane and warp (CSRs 0xCCC/0xCCD) count 4-lane warps, which programs
+// must not see: the device reports WARP_SIZE 32 (docs/cuda.md). Uses rd and T0.
+static void warp32_id(cg *g, int rd, int lane) {
+  emit(g, rv_csrrs(rd, 0xCC2, RV_ZERO));  // tid.z
+  emit(g, rv_csrrs(T0, 0xCC4, RV_ZERO));  // ntid.y
+  emit(g, rv_op(RV_MUL, rd, rd, T0));
+  emit(g, rv_csrrs(T0, 0xCC1, RV_ZERO));  // tid.y
+  emit(g, rv_op(RV_ADD, rd, rd, T0));
+  emit(g, rv_csrrs(T0, 0xCC3, RV_ZERO));  // ntid.x
+  emit(g, rv_op(RV_MUL, rd, rd, T0));
+  emit(g, rv_csrrs(T0, 0xCC0, RV_ZERO));  // tid.x
+  emit(g, rv_op(RV_ADD, rd, rd, T0));
+  emit(g, lane ? rv_opi(RV_ANDI, rd, rd, 31) : rv_srli(rd, rd, 5));
+}
+
 // A source operand in a register: its own, or `scratch` loaded with it.
 static int src(cg *g, const opnd *o, int scratch) {
   switch (o->kind) {
@@ -177,6 +194,10 @@ static int src(cg *g, const opnd *o, int scratch) {
       li(g, scratch, (int32_t)o->imm);
       return scratch;
     case O_SREG:
+      if (o->sreg == 0xCCC || o->sreg == 0xCCD) {
+        warp32_id(g, scratch, o->sreg == 0xCCC);
+        return scratch;
+      }
       emit(g, rv_csrrs(scratch, (uint32_t)o->sreg, RV_ZERO));
       return scratch;
     case O_SYM: {

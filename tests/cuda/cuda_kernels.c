@@ -211,6 +211,58 @@ static int line_of(const char *text, const char *needle)
     return line;
 }
 
+/* %laneid and %warpid as NVIDIA defines them for 32-thread warps: (linear thread id in the
+ * block) mod 32 and a number the 32 threads of a warp share, unique in the block (the translator
+ * gives linear id / 32). Blocks of several shapes, the largest the device takes among them. */
+static void case_sregs(void)
+{
+    CUmodule m;
+    CUfunction f;
+    CUdevice dev;
+    int maxt = 0;
+    cuCtxGetDevice(&dev);
+    cuDeviceGetAttribute(&maxt, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev);
+    EXPECT(cuModuleLoadData(&m, fixture("cuda/fixtures/sregs.ptx")), CUDA_SUCCESS);
+    EXPECT(cuModuleGetFunction(&f, m, "sregs"), CUDA_SUCCESS);
+    static const unsigned shapes[][3] = {{16, 1, 1}, {3, 5, 1}, {2, 2, 4}, {64, 1, 1}, {8, 4, 3}, {256, 1, 1}};
+    enum { GRID = 3, MAXN = GRID * 256 };
+    static unsigned lane[MAXN], warp[MAXN];
+    CUdeviceptr dl, dw;
+    cuMemAlloc(&dl, sizeof lane);
+    cuMemAlloc(&dw, sizeof warp);
+    void *args[] = {&dl, &dw};
+    int ran = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        unsigned bt = shapes[s][0] * shapes[s][1] * shapes[s][2];
+        if ((int)bt > maxt) continue;   /* the unit's block limit (16 on the simulated device) */
+        cuMemsetD32(dl, 0xdead, MAXN);
+        cuMemsetD32(dw, 0xdead, MAXN);
+        EXPECT(cuLaunchKernel(f, GRID, 1, 1, shapes[s][0], shapes[s][1], shapes[s][2], 0, NULL, args, NULL),
+               CUDA_SUCCESS);
+        EXPECT(cuCtxSynchronize(), CUDA_SUCCESS);
+        cuMemcpyDtoH(lane, dl, sizeof lane);
+        cuMemcpyDtoH(warp, dw, sizeof warp);
+        int bad = 0;
+        for (unsigned i = 0; i < GRID * bt; i++) {
+            unsigned t = i % bt;
+            if (lane[i] != t % 32 || warp[i] != t / 32) {
+                if (bad++ < 4)
+                    printf("block (%u,%u,%u) element %u (thread %u): laneid %u warpid %u, want %u %u\n",
+                           shapes[s][0], shapes[s][1], shapes[s][2], i, t, lane[i], warp[i], t % 32, t / 32);
+            }
+        }
+        CHECK(!bad, "%%laneid/%%warpid wrong in %d of %u threads of block (%u,%u,%u)", bad, GRID * bt,
+              shapes[s][0], shapes[s][1], shapes[s][2]);
+        printf("block (%u,%u,%u): %u threads, laneid = t %% 32 and warpid = t / 32: %s\n", shapes[s][0],
+               shapes[s][1], shapes[s][2], GRID * bt, bad ? "no" : "yes");
+        ran++;
+    }
+    CHECK(ran >= 3, "only %d block shapes fit the device (max %d threads)", ran, maxt);
+    cuMemFree(dl);
+    cuMemFree(dw);
+    cuModuleUnload(m);
+}
+
 /* VMGPU_TRACE=1 on a kernel's fault (oob.ptx: a grid-stride store past the end of a mapping):
  * the kernel listing shows the PTX line of the out[i] store with its sw, and the fault names
  * the PC, its offset in the kernel and that PTX line. The trace (stderr) is captured in a file. */
@@ -296,13 +348,14 @@ int main(int argc, char **argv)
     CUdevice dev;
     CUcontext c;
     if (argc < 2 || cuInit(0) || cuDeviceGet(&dev, 0) || cuCtxCreate(&c, NULL, 0, dev)) {
-        printf("usage: cuda_kernels results|state|trace|trace_fault (and a device)\n");
+        printf("usage: cuda_kernels results|state|trace|trace_fault|sregs (and a device)\n");
         return 2;
     }
     if (!strcmp(argv[1], "results")) case_results();
     else if (!strcmp(argv[1], "state")) case_state();
     else if (!strcmp(argv[1], "trace")) case_trace();
     else if (!strcmp(argv[1], "trace_fault")) case_trace_fault();
+    else if (!strcmp(argv[1], "sregs")) case_sregs();
     else return 2;
     printf("%s: %d failures\n", argv[1], failures);
     return failures != 0;

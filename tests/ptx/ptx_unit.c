@@ -186,6 +186,27 @@ int main(int argc, char **argv) {
   }
   free(oob);
 
+  // %laneid and %warpid: from the thread's linear id in the block (tid and ntid CSRs), not
+  // the unit's 4-lane warps (CSRs 0xCCC/0xCCD)
+  {
+    char t[1024];
+    snprintf(t, sizeof t, "%s.visible .entry k(.param .u64 k_p0)\n{\n.reg .b32 %%r<5>;\n"
+             "mov.u32 %%r1, %%laneid;\nmov.u32 %%r2, %%warpid;\nret;\n}\n", kHead);
+    ptx_module *lm = NULL;
+    CHECK(ptx_translate(t, strlen(t), NULL, &lm, NULL) == PTX_OK, "laneid kernel");
+    int unit_csr = 0, tid_csr = 0;
+    for (uint32_t off = 0; lm && off < lm->code_bytes; off += 4) {
+      uint32_t w = (uint32_t)lm->code[off] | (uint32_t)lm->code[off + 1] << 8 |
+                   (uint32_t)lm->code[off + 2] << 16 | (uint32_t)lm->code[off + 3] << 24;
+      if ((w & 0x7f) != 0x73) continue;
+      unit_csr += (w >> 20) == 0xCCC || (w >> 20) == 0xCCD;
+      tid_csr += (w >> 20) == 0xCC0;
+    }
+    CHECK(lm && unit_csr == 0 && tid_csr == 2, "%%laneid/%%warpid read the unit's lane/warp CSRs (%d) or not tid.x (%d)",
+          unit_csr, tid_csr);
+    ptx_module_free(lm);
+  }
+
   // f32 arithmetic: NOT_SUPPORTED at the fma's line
   char *sax = read_file(dir, "saxpy_f32.ptx", &len);
   CHECK(sax != NULL, "saxpy_f32.ptx missing");
