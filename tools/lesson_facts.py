@@ -1220,6 +1220,20 @@ def lesson09(ctx):
         raise g.GenError("l09: a store past the mapping was logged")
     f["logged"] = g.grab(r.out, r"^log: (\d+ of \d+) elements logged")
     f["threads"] = str(threads)
+    # The same program on NVIDIA's H100 (recorded once, tests/cuda/probe/record_launchex_nvidia.sh)
+    nv = open(os.path.join(g.ROOT, "tests", "lessons", "nvidia_kernel_fault_h100_580.159.04.txt")).read()
+    runs = nv.split("A: out[] at VA ")[1:]
+    if len(runs) != 2:
+        raise g.GenError("l09: the NVIDIA record does not hold the two runs")
+    f["nv_mapped"] = g.grab(runs[0], r": (\d+) elements mapped")
+    f["nv_logged"] = g.grab(runs[0], r"^log: (\d+ of \d+) elements logged", what="l09 NVIDIA record")
+    f["nv_past"] = g.grab(runs[0], r"; (\d+) at or past element")
+    per = re.findall(r"^log: block \d+ logged (\d+) elements", runs[0], re.M)
+    if len(per) != 4 or len(set(per)) != 1:
+        raise g.GenError(f"l09: NVIDIA's blocks logged {per}")
+    f["nv_per_block"] = per[0]
+    f["nv12_past"] = g.grab(runs[1], r"; (\d+) at or past element")
+    f["nv_b"] = g.grab(nv, r"^(cuMemAlloc\(&da, sizeof a\) -> \w+)")
     # Try this: one element past the mapping; one block of 12 threads
     e1 = ctx.run("kfault_extra1", exe + ["--extra", "1"], trace=True)
     f1 = e1.err_lines[g.find(e1.err_lines, r"\] fault: ring")]
