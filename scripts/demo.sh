@@ -15,7 +15,7 @@ cmake -S . -B "$build"
 wanted=(
   dma_through_mmu cuda_vmm_walkthrough cl_map_buffer vmgpu_opencl external_memory graphics_interop
   vmgpu-bench vmgpu-pt vmgpu-quiz vmgpu-fst-dump
-  lesson_stale_tlb lesson_grow_buffer lesson_faults
+  lesson_stale_tlb lesson_grow_buffer lesson_faults lesson_kernel_fault
   lesson_probe_dma lesson_probe_cuda lesson_probe_cl
 )
 available=$(cmake --build "$build" --target help)

@@ -1149,6 +1149,105 @@ def lesson08(ctx):
     return f
 
 
+@provides("l09")
+def lesson09(ctx):
+    """tests/lessons/lesson_kernel_fault: the oob kernel's PTX store past a mapping, down to the
+    MMU's walk, the fault registers and back to the PTX line."""
+    exe = ["tests/lessons/lesson_kernel_fault"]
+    r = ctx.run("kfault_plain", exe)
+    t = ctx.run("kfault_trace", exe, trace=True)
+    if "lesson_kernel_fault: done" not in r.out or "lesson_kernel_fault: done" not in t.out:
+        raise g.GenError("l09: lesson_kernel_fault did not finish")
+    f = {"out": g.block(r.out_lines)}
+    o, L = t.out, t.err_lines
+    out_va = int(g.grab(o, r"out\[\] at VA (0x[0-9a-f]+)"), 16)
+    mapped = int(g.grab(o, r": (\d+) elements mapped"))
+    stride = int(g.grab(o, r"grid stride (\d+)"))
+    threads = int(g.grab(o, r"oob<<<\d+, (\d+)>>>"))
+    # the PTX line of the store to out[] and the code it became, found in the PTX itself
+    import os
+    ptx = open(os.path.join(g.ROOT, "tests", "ptx", "fixtures", "oob.ptx")).read().split("\n")
+    st = next(i + 1 for i, l in enumerate(ptx) if "st.global.u32" in l)
+    f["st_line"] = str(st)
+    i = g.find(L, r"module: kernel oob:", what="l09 listing")
+    f["kernel"] = g.grab(L[i], r"kernel oob: (\d+ instructions at VA 0x[0-9a-f]+)")
+    a = g.find(L, r"module:   ptx line 42:", start=i, what="l09 listing")
+    b = g.find(L, r"module:   ptx line 47:", start=a, what="l09 listing")
+    f["trace.listing"] = g.block(L[a:b + 2])
+    sw = L[g.find(L, r"module:   ptx line %d:" % st, start=i) + 1]
+    f["sw"] = g.grab(sw, r"\): [0-9a-f]{8}  (sw .*)$")
+    f["sw_pc"] = g.grab(sw, r"module:\s+([0-9a-f]{8}) ")
+    f["sw_off"] = g.grab(sw, r"\(\+(0x[0-9a-f]+)\)")
+    # A's context: its ASID, page directory, the page table of out's 4 MiB region
+    asid = g.grab(t.err, r"context 0x[0-9a-f]+ \(asid (\d+)\) is now in error")
+    f["asid"] = asid
+    k = g.find(L, r"map\(asid %s, va 0x%08x, size 0x[0-9a-f]+\) -> pa" % (asid, out_va), what="l09 out map")
+    blk, _ = g.pick(L, [r"\] map\(asid", r"  pte ", r"PTE_FILL", r"protect\(asid " + asid, r"  pte ", r"PTE_FILL"],
+                    start=k, what="l09 out map")
+    f["trace.map"] = g.block(blk)
+    pt = g.grab(t.err, r"ctx_create: asid %s[^\n]*\n(?:.*\n)*?\[vmgpu\]   pde  va 0x%08x\.\.0x[0-9a-f]+ -> page table at pa (0x[0-9a-f]+)"
+                % (asid, out_va & ~0x3FFFFF), what="l09 page table")
+    # the launch and the fault
+    i1 = g.find(L, r"launch: oob<<<", start=k, what="l09 launch")
+    i2 = g.find(L, r"launch_prog \(asid " + asid, start=i1, what="l09 launch")
+    m = g.find(L, r"mmu: FAULT", start=i2, what="l09 fault")
+    if not all("mmu: TLB_FILL" in l for l in L[m - 2:m]) or "] fault: ring" not in L[m + 1]:
+        raise g.GenError("l09: the fault is not preceded by TLB fills and followed by the driver's report")
+    blk = [L[i1], L[i2], "..."] + L[m - 2:m + 2]
+    f["trace.fault"] = g.block(blk)
+    fault = L[g.find(L, r"\] fault: ring", start=k)]
+    va = int(g.grab(fault, r"of VA (0x[0-9a-f]+)"), 16)
+    lane = int(g.grab(fault, r"by lane (\d+)"))
+    warp = int(g.grab(fault, r"warp (\d+) at PC"))
+    pc = g.grab(fault, r"at PC (0x[0-9a-f]+)")
+    f["fault_va"], f["fault_reason"] = g.hx(va), g.grab(fault, r"faulted: (\w+) on")
+    f["lane"], f["warp"], f["pc"] = str(lane), str(warp), pc
+    f["ring"] = g.grab(fault, r"fault: ring (\d+)")
+    elem = (va - out_va) // 4
+    thread = elem % stride
+    lanes = int(g.grab(t.err, r"= \d+ warps of (\d+) lanes each"))
+    if thread // lanes != warp or thread % lanes != lane or elem < mapped or int(pc, 16) != int(f["sw_pc"], 16):
+        raise g.GenError(f"l09: the fault (VA {va:#x}, lane {lane} warp {warp}, PC {pc}) is not element {elem}'s "
+                         f"thread {thread} at the out[] store ({f['sw_pc']})")
+    f["elem"], f["thread"], f["lanes"] = str(elem), str(thread), str(lanes)
+    f["elem_off"] = g.hx(va - out_va, 0)
+    f["pd_index"], f["pt_index"] = g.hx(va >> 22, 3), g.hx((va >> 12) & 0x3FF, 3)
+    f["page_table"] = pt
+    f["pte_addr"] = g.hx(int(pt, 16) + ((va >> 12) & 0x3FF) * 4)
+    f["trace.pc"] = g.block([L[g.find(L, r"launch: oob fault at PC", start=k)]])
+    f["trace.sync"] = g.block([l for l in L[k:] if re.search(r"cuCtxSynchronize -> CUDA_ERROR_ILLEGAL_ADDRESS", l)][:1])
+    if int(g.grab(t.out, r"; (\d+) at or past element")) != 0:
+        raise g.GenError("l09: a store past the mapping was logged")
+    f["logged"] = g.grab(r.out, r"^log: (\d+ of \d+) elements logged")
+    f["threads"] = str(threads)
+    # The same program on NVIDIA's H100 (recorded once, tests/cuda/probe/record_launchex_nvidia.sh)
+    nv = open(os.path.join(g.ROOT, "tests", "lessons", "nvidia_kernel_fault_h100_580.159.04.txt")).read()
+    runs = nv.split("A: out[] at VA ")[1:]
+    if len(runs) != 2:
+        raise g.GenError("l09: the NVIDIA record does not hold the two runs")
+    f["nv_mapped"] = g.grab(runs[0], r": (\d+) elements mapped")
+    f["nv_logged"] = g.grab(runs[0], r"^log: (\d+ of \d+) elements logged", what="l09 NVIDIA record")
+    f["nv_past"] = g.grab(runs[0], r"; (\d+) at or past element")
+    per = re.findall(r"^log: block \d+ logged (\d+) elements", runs[0], re.M)
+    if len(per) != 4 or len(set(per)) != 1:
+        raise g.GenError(f"l09: NVIDIA's blocks logged {per}")
+    f["nv_per_block"] = per[0]
+    f["nv12_past"] = g.grab(runs[1], r"; (\d+) at or past element")
+    f["nv_b"] = g.grab(nv, r"^(cuMemAlloc\(&da, sizeof a\) -> \w+)")
+    # Try this: one element past the mapping; one block of 12 threads
+    e1 = ctx.run("kfault_extra1", exe + ["--extra", "1"], trace=True)
+    f1 = e1.err_lines[g.find(e1.err_lines, r"\] fault: ring")]
+    f["ans1.fault"] = g.grab(f1, r"(\w+ on write of VA 0x[0-9a-f]+)")
+    f["ans1.who"] = g.grab(f1, r"(lane \d+ warp \d+)")
+    f["ans1.logged"] = g.grab(e1.out, r"^log: (\d+ of \d+) elements logged")
+    e2 = ctx.run("kfault_t12", exe + ["--blocks", "1", "--threads", "12"], trace=True)
+    f2 = e2.err_lines[g.find(e2.err_lines, r"\] fault: ring")]
+    f["ans2.fault"] = g.grab(f2, r"(\w+ on write of VA 0x[0-9a-f]+)")
+    f["ans2.who"] = g.grab(f2, r"(lane \d+ warp \d+)")
+    f["ans2.behind"] = g.block([l for l in e2.out_lines if l.startswith("log: thread")])
+    return f
+
+
 @provides("quiz")
 def quiz(ctx):
     r = ctx.run("quiz_sample", ["tools/vmgpu-quiz", "--seed", "4", "--count", "2", "--answers"])

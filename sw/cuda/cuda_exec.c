@@ -794,6 +794,78 @@ CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsign
                                          sharedMemBytes, hStream, kernelParams, extra));
 }
 
+/* cuLaunchKernelEx: cuLaunchKernel's launch with its shape and stream in a struct, plus
+ * attributes. Each attribute is checked before anything runs (docs/cuda.md, "cuLaunchKernelEx";
+ * NVIDIA's answers measured by tests/cuda/probe/kernel_probe.c, section launchex). */
+static CUresult launch_attr(const CUlaunchAttribute *a, const CUlaunchConfig *cfg)
+{
+    const CUlaunchAttributeValue *v = &a->value;
+    switch (a->id) {
+    case CU_LAUNCH_ATTRIBUTE_IGNORE: return CUDA_SUCCESS;
+    /* NVIDIA (H100) runs a cooperative grid; vmgpu's unit runs one block at a time, so no grid
+     * of several blocks is co-resident and the device says COOPERATIVE_LAUNCH 0: NOT_SUPPORTED
+     * (a deviation, docs/cuda.md). 0 is an ordinary launch. */
+    case CU_LAUNCH_ATTRIBUTE_COOPERATIVE: return v->cooperative ? CUDA_ERROR_NOT_SUPPORTED : CUDA_SUCCESS;
+    /* Scheduling hints (measured: any priority, either serialization value, domain 0 succeed):
+     * accepted, nothing to schedule differently. */
+    case CU_LAUNCH_ATTRIBUTE_PRIORITY:
+    case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION:
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN: return CUDA_SUCCESS;
+    /* Measured: 0..100 accepted, 101 INVALID_VALUE. */
+    case CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+        return v->sharedMemCarveout > 100 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    /* Measured on NVIDIA: 0x0x0 (unset) and 1x1x1 run; a cluster that does not divide the grid,
+     * or of more than 8 blocks, is INVALID_CLUSTER_SIZE. A valid bigger cluster runs there; vmgpu
+     * has no clusters (compute capability 5.0): NOT_SUPPORTED (a deviation). */
+    case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {
+        unsigned x = v->clusterDim.x, y = v->clusterDim.y, z = v->clusterDim.z;
+        if (!x && !y && !z) return CUDA_SUCCESS;
+        if (!x || !y || !z || cfg->gridDimX % x || cfg->gridDimY % y || cfg->gridDimZ % z ||
+            (uint64_t)x * y * z > 8)
+            return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+        return x * y * z == 1 ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
+    }
+    /* Measured: SYNCHRONIZATION_POLICY (a stream attribute) and ids NVIDIA does not have (15,
+     * 99) are INVALID_VALUE. The others need what vmgpu lacks (access policy windows, events
+     * triggered from inside a kernel, graphs, clusters): NOT_SUPPORTED. */
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+    case CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+    case CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT:
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP:
+    case CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION:
+    case CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT:
+    case CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE:
+    case CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING:
+    case CU_LAUNCH_ATTRIBUTE_PORTABLE_CLUSTER_SIZE_MODE:
+    case CU_LAUNCH_ATTRIBUTE_SHARED_MEMORY_MODE: return CUDA_ERROR_NOT_SUPPORTED;
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+/* Measured order: a NULL config or attrs NULL with numAttrs > 0 is INVALID_VALUE; then the
+ * function, shape and parameters as cuLaunchKernel checks them. */
+static CUresult launch_ex(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)
+{
+    CUresult rc = cu_need_init();
+    if (rc) return rc;
+    if (!cfg) return CUDA_ERROR_INVALID_VALUE;
+    if (cfg->numAttrs && !cfg->attrs) return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < cfg->numAttrs; i++) {
+        rc = launch_attr(&cfg->attrs[i], cfg);
+        if (rc) return rc;
+    }
+    return launch(f, cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ, cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ,
+                  cfg->sharedMemBytes, cfg->hStream, params, extra);
+}
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
+{
+    LOCKED("cuLaunchKernelEx", launch_ex(config, f, kernelParams, extra));
+}
+CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
+{
+    LOCKED("cuLaunchKernelEx_ptsz", launch_ex(config, f, kernelParams, extra));
+}
+
 /* ------------------------------------------------------------------ occupancy */
 /* The occupancy calculator, for the device the attributes describe (cuDeviceGetAttribute): one
  * multiprocessor of 2048 threads in warps of 32, at most 32 resident blocks, 48 KiB of shared

@@ -89,6 +89,7 @@ struct CUmod_st {
     unsigned npfn;
     struct ptx_module *ptx;
     uint32_t code_va, code_pa, code_map; /* the code in device memory, mapped read-only */
+    char *ptx_text;           /* under VMGPU_TRACE: the PTX, for its lines in the trace */
     struct CUmod_st *next;
 };
 

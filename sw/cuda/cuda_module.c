@@ -263,6 +263,25 @@ static void rv_disasm(uint32_t w, uint32_t pc, char *out, size_t n)
     }
 }
 
+/* Line `line` (1-based) of the module's PTX, blanks at its ends dropped and tabs made spaces;
+ * "" without the text. */
+static void ptx_line_text(const struct CUmod_st *m, int line, char *out, size_t n)
+{
+    out[0] = 0;
+    const char *p = m->ptx_text;
+    if (!p || line < 1) return;
+    for (int l = 1; l < line && p; l++) {
+        p = strchr(p, '\n');
+        if (p) p++;
+    }
+    if (!p) return;
+    while (*p == ' ' || *p == '\t') p++;
+    size_t i = 0;
+    for (; p[i] && p[i] != '\n' && p[i] != '\r' && i + 1 < n; i++) out[i] = p[i] == '\t' ? ' ' : p[i];
+    while (i && out[i - 1] == ' ') i--;
+    out[i] = 0;
+}
+
 static void trace_kernel_code(const struct CUmod_st *m, const ptx_kernel *k)
 {
     if (!vmgpu_trace_enabled()) return;
@@ -273,11 +292,21 @@ static void trace_kernel_code(const struct CUmod_st *m, const ptx_kernel *k)
     for (uint32_t i = 0; i < k->num_params; i++)
         cu_trace("module:   param %-24s offset %3u size %u align %u", k->params[i].name, k->params[i].offset,
                  k->params[i].size, k->params[i].align);
+    /* PTX line -> instructions: each PTX line that produced code, then its instructions (the
+     * translator's line map, ptx_module_line_of). */
+    int line = -1;
     for (uint32_t off = 0; off < k->code_bytes; off += 4) {
         uint32_t w = rd32(m->ptx->code + k->entry + off), pc = m->code_va + k->entry + off;
+        int l = ptx_module_line_of(m->ptx, k->entry + off);
+        if (l != line) {
+            char src[160];
+            ptx_line_text(m, l, src, sizeof src);
+            cu_trace("module:   ptx line %d: %s", l, src);
+            line = l;
+        }
         char text[96];
         rv_disasm(w, pc, text, sizeof text);
-        cu_trace("module:   %08x: %08x  %s", pc, w, text);
+        cu_trace("module:     %08x (+0x%03x): %08x  %s", pc, off, w, text);
     }
 }
 
@@ -372,6 +401,8 @@ void cu_module_free_ptx(struct CUmod_st *m)
     m->npfn = 0;
     ptx_module_free(m->ptx);
     m->ptx = NULL;
+    free(m->ptx_text);
+    m->ptx_text = NULL;
 }
 
 /* Loads PTX or a fat binary into a new module of context c (image is not vmgpu's built-in
@@ -410,6 +441,7 @@ CUresult cu_module_load_image(struct CUctx_st *c, const void *image, cu_jit_opts
     m->magic = MODULE_MAGIC;
     m->ctx = c;
     rc = translate(m, src, jo);
+    if (!rc && vmgpu_trace_enabled()) m->ptx_text = strdup(src);   /* the listing's and faults' lines */
     free(text);
     if (!rc && m->ptx->num_kernels) {
         m->pfn = calloc(m->ptx->num_kernels, sizeof *m->pfn);
@@ -637,6 +669,29 @@ static void read_tlb(uint32_t v[3])
     vmgpu_reg_read(h, VMGPU_REG_TLB_EVICTIONS, &v[2]);
 }
 
+/* A kernel's fault under the trace: the PC the fault registers hold (FAULT_PC, in the core's
+ * fault text "... at PC 0x...") back to the kernel's code offset and the PTX line it came from. */
+static void trace_fault_line(const struct CUfunc_st *fn, const char *fault)
+{
+    const char *at = fault ? strstr(fault, " at PC 0x") : NULL;
+    unsigned pc;
+    if (!at || sscanf(at, " at PC 0x%x", &pc) != 1) return;
+    const struct CUmod_st *m = fn->mod;
+    const ptx_kernel *k = fn->pk;
+    uint32_t start = m->code_va + k->entry;
+    if (pc < start || pc - start >= k->code_bytes) {
+        cu_trace("launch: %s fault at PC 0x%08x: outside the kernel's code (VA 0x%08x, %u bytes)", fn->name, pc,
+                 start, k->code_bytes);
+        return;
+    }
+    int line = ptx_module_line_of(m->ptx, k->entry + (pc - start));
+    char src[160], ins[96];
+    ptx_line_text(m, line, src, sizeof src);
+    rv_disasm(rd32(m->ptx->code + k->entry + (pc - start)), pc, ins, sizeof ins);
+    cu_trace("launch: %s fault at PC 0x%08x = %s+0x%x (%s), from PTX line %d: %s", fn->name, pc, fn->name,
+             pc - start, ins, line, src);
+}
+
 CUresult cu_launch_ptx(struct CUfunc_st *fn, struct CUctx_st *c, vmgpu_stream *s, const unsigned grid[3],
                        const unsigned block[3], unsigned shmem, void **params, void **extra)
 {
@@ -682,6 +737,7 @@ CUresult cu_launch_ptx(struct CUfunc_st *fn, struct CUctx_st *c, vmgpu_stream *s
         read_tlb(t1);
         cu_trace("launch: %s done: TLB hits %u, fills (walks) %u, evictions %u%s%s", fn->name, t1[0] - t0[0],
                  t1[1] - t0[1], t1[2] - t0[2], wrc ? "; FAULT: " : "", wrc ? vmgpu_dev_last_error(g_dev) : "");
+        if (wrc) trace_fault_line(fn, vmgpu_dev_last_error(g_dev));
         if (wrc) cu_core_err(c, wrc);
     }
     return CUDA_SUCCESS;

@@ -22,7 +22,19 @@ void ptx_module_free(ptx_module *m) {
   for (uint32_t i = 0; i < m->num_kernels; ++i) free(m->kernels[i].params);
   free(m->kernels);
   free(m->code);
+  free(m->lines);
   free(m);
+}
+
+int ptx_module_line_of(const ptx_module *m, uint32_t code_offset) {
+  if (!m || !m->num_lines || code_offset >= m->code_bytes) return 0;
+  uint32_t lo = 0, hi = m->num_lines;  // the last entry at or before code_offset
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (m->lines[mid].code_offset <= code_offset) lo = mid;
+    else hi = mid;
+  }
+  return m->lines[lo].code_offset <= code_offset ? m->lines[lo].line : 0;
 }
 
 const ptx_kernel *ptx_module_kernel(const ptx_module *m, const char *name) {
@@ -57,6 +69,7 @@ ptx_status ptx_translate(const char *text, size_t len, const ptx_options *opt, p
     for (int i = 0; i < 3; ++i) free(c.tmp[i]);
     free(c.msyms);
     free(c.code);
+    free(c.lines);
     m->code = NULL;
     ptx_module_free(m);
     return c.status;
@@ -83,6 +96,8 @@ ptx_status ptx_translate(const char *text, size_t len, const ptx_options *opt, p
     ptx_fail(&c, PTX_ERR_INVALID_PTX, c.line, NULL, "the module has no .entry");
   m->code = c.code;
   m->code_bytes = c.code_bytes;
+  m->lines = c.lines;
+  m->num_lines = (uint32_t)c.nlines;
   m->ptx_version_major = c.version_major;
   m->ptx_version_minor = c.version_minor;
   snprintf(m->target, sizeof m->target, "%s", c.target);

@@ -163,6 +163,23 @@ static uint32_t sym_va_or_sp(cg *g, const sym *s, int64_t imm, int *on_stack) {
   fail(g, PTX_ERR_INVALID_PTX, "%s is a label, not a variable", s->name);
 }
 
+// %laneid and %warpid as NVIDIA's 32-thread warps give them: the thread's linear index in its
+// block (x fastest) mod 32, and divided by 32 (the same for the 32 threads of a warp, unique in
+// the block). The unit's own lane and warp (CSRs 0xCCC/0xCCD) count 4-lane warps, which programs
+// must not see: the device reports WARP_SIZE 32 (docs/cuda.md). Uses rd and T0.
+static void warp32_id(cg *g, int rd, int lane) {
+  emit(g, rv_csrrs(rd, 0xCC2, RV_ZERO));  // tid.z
+  emit(g, rv_csrrs(T0, 0xCC4, RV_ZERO));  // ntid.y
+  emit(g, rv_op(RV_MUL, rd, rd, T0));
+  emit(g, rv_csrrs(T0, 0xCC1, RV_ZERO));  // tid.y
+  emit(g, rv_op(RV_ADD, rd, rd, T0));
+  emit(g, rv_csrrs(T0, 0xCC3, RV_ZERO));  // ntid.x
+  emit(g, rv_op(RV_MUL, rd, rd, T0));
+  emit(g, rv_csrrs(T0, 0xCC0, RV_ZERO));  // tid.x
+  emit(g, rv_op(RV_ADD, rd, rd, T0));
+  emit(g, lane ? rv_opi(RV_ANDI, rd, rd, 31) : rv_srli(rd, rd, 5));
+}
+
 // A source operand in a register: its own, or `scratch` loaded with it.
 static int src(cg *g, const opnd *o, int scratch) {
   switch (o->kind) {
@@ -177,6 +194,10 @@ static int src(cg *g, const opnd *o, int scratch) {
       li(g, scratch, (int32_t)o->imm);
       return scratch;
     case O_SREG:
+      if (o->sreg == 0xCCC || o->sreg == 0xCCD) {
+        warp32_id(g, scratch, o->sreg == 0xCCC);
+        return scratch;
+      }
       emit(g, rv_csrrs(scratch, (uint32_t)o->sreg, RV_ZERO));
       return scratch;
     case O_SYM: {
@@ -877,6 +898,25 @@ static void one_pass(cg *g) {
   emit(g, rv_ecall());  // falling off the end ends the thread
 }
 
+// The line map of one kernel whose code starts at `entry`: the prologue is the .entry's line,
+// then each instruction's line from its first word; an instruction with no code gives way to
+// the next one at the same offset.
+static void add_line(ptx_ctx *c, uint32_t off, int line) {
+  if (c->nlines && c->lines[c->nlines - 1].code_offset == off) {
+    c->lines[c->nlines - 1].line = line;
+    return;
+  }
+  if (c->nlines && c->lines[c->nlines - 1].line == line) return;
+  c->lines = ptx_grow(c, c->lines, &c->cap_lines, c->nlines + 1, sizeof *c->lines);
+  c->lines[c->nlines++] = (ptx_line_entry){off, line};
+}
+
+static void record_lines(ptx_ctx *c, const kernel_ir *k, const int *insn_at, uint32_t entry) {
+  add_line(c, entry, k->line);
+  for (int i = 0; i < k->ninsns; ++i)
+    if (k->insns[i].label < 0) add_line(c, entry + 4u * (uint32_t)insn_at[i], k->insns[i].line);
+}
+
 void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out) {
   cg g;
   memset(&g, 0, sizeof g);
@@ -930,6 +970,7 @@ void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out) {
     uint8_t *d = c->code + c->code_bytes + 4 * i;
     d[0] = (uint8_t)w, d[1] = (uint8_t)(w >> 8), d[2] = (uint8_t)(w >> 16), d[3] = (uint8_t)(w >> 24);
   }
+  record_lines(c, k, g.insn_at, out->entry);
   c->code_bytes += bytes;
   out->flags = g.flags | (k->has_dynamic_shared ? PTX_KERNEL_DYNAMIC_SHARED : 0);
   out->shared_bytes = k->has_dynamic_shared ? ((c->shared_bytes + 15u) & ~15u) : g.shared_end;

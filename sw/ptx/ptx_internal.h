@@ -119,6 +119,8 @@ typedef struct ptx_ctx {
   uint8_t *code;
   uint32_t code_bytes, code_cap;
   void *tmp[3];             // a pass's buffers, freed by ptx_translate when the pass fails
+  ptx_line_entry *lines;    // the line map (ptx_module.lines), kernel after kernel
+  int nlines, cap_lines;
 } ptx_ctx;
 
 // Errors: never return.

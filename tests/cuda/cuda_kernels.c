@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuda.h"
 
@@ -200,18 +201,171 @@ static void case_trace(void)
     CHECK(vadd_right(N), "vadd under the trace");
 }
 
+/* 1-based line of the first line of text containing needle, 0 if none. */
+static int line_of(const char *text, const char *needle)
+{
+    const char *p = strstr(text, needle);
+    if (!p) return 0;
+    int line = 1;
+    for (const char *q = text; q < p; q++) line += *q == '\n';
+    return line;
+}
+
+/* %laneid and %warpid as NVIDIA gives them to 32-thread warps (measured on an H100, 580.159.04:
+ * %laneid is (linear thread id in the block) mod 32 in every shape; %warpid is a warp slot, the
+ * same for the 32 threads of a warp and different for the warps of one block, e.g. 1, 2 or 3 for
+ * a block's first warp, since PTX documents it as volatile). The translator gives linear id / 32,
+ * which has those properties; the test checks the properties, so it holds on NVIDIA too. Blocks
+ * of several shapes, the largest the device takes among them. */
+static void case_sregs(void)
+{
+    CUmodule m;
+    CUfunction f;
+    CUdevice dev;
+    int maxt = 0;
+    cuCtxGetDevice(&dev);
+    cuDeviceGetAttribute(&maxt, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev);
+    EXPECT(cuModuleLoadData(&m, fixture("cuda/fixtures/sregs.ptx")), CUDA_SUCCESS);
+    EXPECT(cuModuleGetFunction(&f, m, "sregs"), CUDA_SUCCESS);
+    static const unsigned shapes[][3] = {{16, 1, 1}, {3, 5, 1}, {2, 2, 4}, {64, 1, 1}, {8, 4, 3}, {256, 1, 1}};
+    enum { GRID = 3, MAXN = GRID * 256, MAXW = 64 };
+    static unsigned lane[MAXN], warp[MAXN];
+    CUdeviceptr dl, dw;
+    cuMemAlloc(&dl, sizeof lane);
+    cuMemAlloc(&dw, sizeof warp);
+    void *args[] = {&dl, &dw};
+    int ran = 0;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        unsigned bt = shapes[s][0] * shapes[s][1] * shapes[s][2];
+        if ((int)bt > maxt) continue;   /* the unit's block limit (16 on the simulated device) */
+        cuMemsetD32(dl, 0xdead, MAXN);
+        cuMemsetD32(dw, 0xdead, MAXN);
+        EXPECT(cuLaunchKernel(f, GRID, 1, 1, shapes[s][0], shapes[s][1], shapes[s][2], 0, NULL, args, NULL),
+               CUDA_SUCCESS);
+        EXPECT(cuCtxSynchronize(), CUDA_SUCCESS);
+        cuMemcpyDtoH(lane, dl, sizeof lane);
+        cuMemcpyDtoH(warp, dw, sizeof warp);
+        int bad_lane = 0, bad_warp = 0;
+        for (unsigned i = 0; i < GRID * bt; i++) {
+            unsigned t = i % bt, first = i - t;   /* element of thread 0 of this block */
+            if (lane[i] != t % 32 && bad_lane++ < 4)
+                printf("block (%u,%u,%u) thread %u: laneid %u, want %u\n", shapes[s][0], shapes[s][1], shapes[s][2],
+                       t, lane[i], t % 32);
+            /* one value per 32-thread warp, a different one for each warp of the block, < 64 */
+            int ok = warp[i] < MAXW && warp[i] == warp[first + t / 32 * 32];
+            for (unsigned u = 0; u < t / 32 * 32 && ok; u += 32) ok = warp[first + u] != warp[i];
+            if (!ok && bad_warp++ < 4)
+                printf("block (%u,%u,%u) thread %u: warpid %u (its warp's first thread %u)\n", shapes[s][0],
+                       shapes[s][1], shapes[s][2], t, warp[i], warp[first + t / 32 * 32]);
+        }
+        CHECK(!bad_lane, "%%laneid wrong in %d of %u threads of block (%u,%u,%u)", bad_lane, GRID * bt,
+              shapes[s][0], shapes[s][1], shapes[s][2]);
+        CHECK(!bad_warp, "%%warpid not one value per warp, distinct per warp, in %d of %u threads of block (%u,%u,%u)",
+              bad_warp, GRID * bt, shapes[s][0], shapes[s][1], shapes[s][2]);
+        printf("block (%u,%u,%u): %u threads, laneid = t %% 32: %s; warpid one per 32-thread warp (thread 0: %u): %s\n",
+               shapes[s][0], shapes[s][1], shapes[s][2], GRID * bt, bad_lane ? "no" : "yes", warp[0],
+               bad_warp ? "no" : "yes");
+        ran++;
+    }
+    CHECK(ran >= 3, "only %d block shapes fit the device (max %d threads)", ran, maxt);
+    cuMemFree(dl);
+    cuMemFree(dw);
+    cuModuleUnload(m);
+}
+
+/* VMGPU_TRACE=1 on a kernel's fault (oob.ptx: a grid-stride store past the end of a mapping):
+ * the kernel listing shows the PTX line of the out[i] store with its sw, and the fault names
+ * the PC, its offset in the kernel and that PTX line. The trace (stderr) is captured in a file. */
+static void case_trace_fault(void)
+{
+    char *ptx = fixture("ptx/fixtures/oob.ptx");
+    int st_line = line_of(ptx, "st.global.u32");   /* out[i] = i + 1: the store that faults */
+    CHECK(st_line > 0, "oob.ptx has no st.global.u32");
+    size_t g = 0;
+    CUmemAllocationProp prop = {0};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+    CUdeviceptr out, logp;
+    CUmemGenericAllocationHandle h;
+    EXPECT(cuMemAddressReserve(&out, 2 * g, 0, 0, 0), CUDA_SUCCESS);
+    EXPECT(cuMemCreate(&h, g, &prop, 0), CUDA_SUCCESS);
+    EXPECT(cuMemMap(out, g, 0, h, 0), CUDA_SUCCESS);
+    CUmemAccessDesc rw = {{CU_MEM_LOCATION_TYPE_DEVICE, 0}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    EXPECT(cuMemSetAccess(out, g, &rw, 1), CUDA_SUCCESS);
+    unsigned n = (unsigned)(g / 4) + 64;
+    EXPECT(cuMemAlloc(&logp, (size_t)n * 4), CUDA_SUCCESS);
+
+    fflush(stderr);
+    FILE *cap = tmpfile();
+    int saved = dup(2);
+    dup2(fileno(cap), 2);
+    CUmodule m;
+    CUfunction f;
+    EXPECT(cuModuleLoadData(&m, ptx), CUDA_SUCCESS);
+    EXPECT(cuModuleGetFunction(&f, m, "oob"), CUDA_SUCCESS);
+    void *args[] = {&out, &logp, &n};
+    EXPECT(cuLaunchKernel(f, 4, 1, 1, 16, 1, 1, 0, NULL, args, NULL), CUDA_SUCCESS);
+    EXPECT(cuCtxSynchronize(), CUDA_ERROR_ILLEGAL_ADDRESS);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fseek(cap, 0, SEEK_END);
+    long len = ftell(cap);
+    rewind(cap);
+    char *tr = calloc(1, (size_t)len + 1);
+    if (fread(tr, 1, (size_t)len, cap) != (size_t)len) len = 0;
+    fclose(cap);
+    fputs(tr, stderr);   /* the trace, as it would have been printed */
+
+    /* the listing shows the line as written, tabs as spaces, blanks at its ends dropped */
+    char text[128] = "", want[160];
+    const char *p = strstr(ptx, "st.global.u32");
+    size_t k = 0;
+    for (; p && p[k] && p[k] != '\n' && k + 1 < sizeof text; k++) text[k] = p[k] == '\t' ? ' ' : p[k];
+    while (k && text[k - 1] == ' ') text[--k] = 0;
+    snprintf(want, sizeof want, "ptx line %d: %s", st_line, text);
+    const char *listing = strstr(tr, want);
+    CHECK(listing != NULL, "the listing has no '%s'", want);
+    if (listing) {
+        const char *next = strchr(listing, '\n');
+        CHECK(next && strstr(next, "  sw ") && strstr(next, "  sw ") < strstr(next + 1, "ptx line"),
+              "the st.global line's instructions hold no sw");
+    }
+    const char *fl = strstr(tr, "launch: oob fault at PC 0x");
+    CHECK(fl != NULL, "no fault line naming the PC");
+    if (fl) {
+        unsigned pc = 0, off = 0;
+        int line = 0;
+        char ins[8] = "";
+        int got = sscanf(fl, "launch: oob fault at PC 0x%x = oob+0x%x (%7s", &pc, &off, ins);
+        const char *pl = strstr(fl, "from PTX line ");
+        if (pl) sscanf(pl, "from PTX line %d", &line);
+        CHECK(got == 3 && !strcmp(ins, "sw"), "fault line: %.160s", fl);
+        CHECK(line == st_line, "the fault names PTX line %d, the st.global.u32 is line %d", line, st_line);
+        printf("fault at PC 0x%08x = oob+0x%x (%s), PTX line %d (st.global.u32 at line %d)\n", pc, off, ins, line,
+               st_line);
+    }
+    CHECK(strstr(tr, "SIMT write by lane") != NULL || strstr(tr, "SIMT write") != NULL,
+          "the fault text names the SIMT write");
+    free(tr);
+    free(ptx);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     CUdevice dev;
     CUcontext c;
     if (argc < 2 || cuInit(0) || cuDeviceGet(&dev, 0) || cuCtxCreate(&c, NULL, 0, dev)) {
-        printf("usage: cuda_kernels results|state|trace (and a device)\n");
+        printf("usage: cuda_kernels results|state|trace|trace_fault|sregs (and a device)\n");
         return 2;
     }
     if (!strcmp(argv[1], "results")) case_results();
     else if (!strcmp(argv[1], "state")) case_state();
     else if (!strcmp(argv[1], "trace")) case_trace();
+    else if (!strcmp(argv[1], "trace_fault")) case_trace_fault();
+    else if (!strcmp(argv[1], "sregs")) case_sregs();
     else return 2;
     printf("%s: %d failures\n", argv[1], failures);
     return failures != 0;

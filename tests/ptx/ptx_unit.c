@@ -147,12 +147,67 @@ int main(int argc, char **argv) {
       CHECK(!!(k->flags & PTX_KERNEL_NEEDS_ATOMICS) == atomics, "%s: needs-atomics flag", kOk[i].file);
       // pointer parameters are 8 bytes at 8-byte offsets
       CHECK(k->params[0].size == 8 && k->params[0].offset == 0, "%s: first parameter", kOk[i].file);
+      // the line map: sorted, inside the code, every word of the kernel on a line
+      int sorted = m->num_lines > 0;
+      for (uint32_t j = 1; j < m->num_lines; ++j)
+        sorted &= m->lines[j].code_offset > m->lines[j - 1].code_offset && m->lines[j].line > 0;
+      CHECK(sorted && m->lines[0].code_offset == 0, "%s: line map of %u entries not sorted", kOk[i].file, m->num_lines);
+      int all = 1;
+      for (uint32_t off = k->entry; off < k->entry + k->code_bytes; off += 4) all &= ptx_module_line_of(m, off) > 0;
+      CHECK(all, "%s: a word without a PTX line", kOk[i].file);
+      CHECK(ptx_module_line_of(m, m->code_bytes) == 0 && ptx_module_line_of(NULL, 0) == 0,
+            "%s: a line outside the code", kOk[i].file);
     }
     ptx_module_free(m);
   }
 
-  // f32 arithmetic: NOT_SUPPORTED at the fma's line
+  // the line map names the PTX line of each store: oob's first sw comes from its first
+  // st.global.u32, its second from the second (the lines found in the text)
   size_t len;
+  char *oob = read_file(dir, "oob.ptx", &len);
+  ptx_module *om = NULL;
+  if (oob && ptx_translate(oob, len, NULL, &om, NULL) == PTX_OK) {
+    int l1 = line_of(oob, "st.global.u32");
+    const char *second = strstr(strstr(oob, "st.global.u32") + 1, "st.global.u32");
+    int l2 = 0;
+    if (second) {
+      l2 = 1;
+      for (const char *q = oob; q < second; ++q) l2 += *q == '\n';
+    }
+    int seen[2] = {0, 0}, n = 0;
+    for (uint32_t off = 0; off < om->code_bytes && n < 2; off += 4)
+      if ((om->code[off] & 0x7f) == 0x23) seen[n++] = ptx_module_line_of(om, off);
+    CHECK(l1 > 0 && l2 > l1 && seen[0] == l1 && seen[1] == l2, "oob.ptx: stores at lines %d and %d, the map says %d and %d",
+          l1, l2, seen[0], seen[1]);
+    printf("oob.ptx line map: %u entries; the two sw come from lines %d and %d\n", om->num_lines, seen[0], seen[1]);
+    ptx_module_free(om);
+  } else {
+    CHECK(0, "oob.ptx does not translate");
+  }
+  free(oob);
+
+  // %laneid and %warpid: from the thread's linear id in the block (tid and ntid CSRs), not
+  // the unit's 4-lane warps (CSRs 0xCCC/0xCCD)
+  {
+    char t[1024];
+    snprintf(t, sizeof t, "%s.visible .entry k(.param .u64 k_p0)\n{\n.reg .b32 %%r<5>;\n"
+             "mov.u32 %%r1, %%laneid;\nmov.u32 %%r2, %%warpid;\nret;\n}\n", kHead);
+    ptx_module *lm = NULL;
+    CHECK(ptx_translate(t, strlen(t), NULL, &lm, NULL) == PTX_OK, "laneid kernel");
+    int unit_csr = 0, tid_csr = 0;
+    for (uint32_t off = 0; lm && off < lm->code_bytes; off += 4) {
+      uint32_t w = (uint32_t)lm->code[off] | (uint32_t)lm->code[off + 1] << 8 |
+                   (uint32_t)lm->code[off + 2] << 16 | (uint32_t)lm->code[off + 3] << 24;
+      if ((w & 0x7f) != 0x73) continue;
+      unit_csr += (w >> 20) == 0xCCC || (w >> 20) == 0xCCD;
+      tid_csr += (w >> 20) == 0xCC0;
+    }
+    CHECK(lm && unit_csr == 0 && tid_csr == 2, "%%laneid/%%warpid read the unit's lane/warp CSRs (%d) or not tid.x (%d)",
+          unit_csr, tid_csr);
+    ptx_module_free(lm);
+  }
+
+  // f32 arithmetic: NOT_SUPPORTED at the fma's line
   char *sax = read_file(dir, "saxpy_f32.ptx", &len);
   CHECK(sax != NULL, "saxpy_f32.ptx missing");
   if (sax) {

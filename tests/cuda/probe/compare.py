@@ -115,6 +115,12 @@ for _k in ("moduleload fatbin sm_90 sass only", "fatbin sm_90 sass only: launch"
 for _k in ("other ctx synchronize", "other ctx launch vadd", "other ctx synchronize after launch",
            "other ctx vadd right"):
     DEVIATIONS[_k] = ISOLATION
+# cuLaunchKernelEx (kernel_probe.c, section launchex): a cooperative grid must be co-resident;
+# vmgpu's unit runs one block at a time and reports COOPERATIVE_LAUNCH 0.
+COOP = ("cooperative launches need every block of the grid resident at once; the SIMT unit runs one "
+        "block at a time (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0): NOT_SUPPORTED")
+DEVIATIONS["launchex COOPERATIVE 1"] = COOP
+DEVIATIONS["COOPERATIVE 1: results right"] = COOP
 FAILURE_ANSWERS = ("CRASH", "HANG", "CUDA_ERROR_UNKNOWN")
 
 

@@ -13,6 +13,7 @@
  * Kernels that check results launch blocks of 16 threads (the simulated device's unit today).
  */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -737,9 +738,117 @@ static void s_fatbin(void)
     }
 }
 
+/* cuLaunchKernelEx: the config's checks, and each attribute's answer (vadd, 13 blocks of 16). */
+static CUresult launch_ex_attr(CUfunction f, void **args, CUlaunchAttributeID id, CUlaunchAttributeValue v)
+{
+    CUlaunchAttribute at;
+    memset(&at, 0, sizeof at);
+    at.id = id;
+    at.value = v;
+    CUlaunchConfig cfg = {(VN + 15) / 16, 1, 1, 16, 1, 1, 0, NULL, &at, 1};
+    return cuLaunchKernelEx(&cfg, f, args, NULL);
+}
+static void s_launchex(void)
+{
+    CUcontext c = setup();
+    (void)c;
+    CUmodule m;
+    CUfunction f = NULL;
+    cuModuleLoadData(&m, ptx("vadd.ptx"));
+    cuModuleGetFunction(&f, m, "vadd");
+    vadd_buffers();
+    unsigned n = VN;
+    void *args[4] = {&g_a, &g_b, &g_c, &n};
+    V("launchex sizeof CUlaunchAttribute", "%zu", sizeof(CUlaunchAttribute));
+    V("launchex sizeof CUlaunchConfig", "%zu", sizeof(CUlaunchConfig));
+    V("launchex offsetof attrs, numAttrs", "%zu %zu", offsetof(CUlaunchConfig, attrs), offsetof(CUlaunchConfig, numAttrs));
+    CUlaunchConfig cfg = {(VN + 15) / 16, 1, 1, 16, 1, 1, 0, NULL, NULL, 0}, z;
+    clear_c();
+    P("launchex no attributes", cuLaunchKernelEx(&cfg, f, args, NULL));
+    P("  synchronize", cuCtxSynchronize());
+    YN("  no attributes: results right", c_right(VN));
+    P("launchex NULL config", cuLaunchKernelEx(NULL, f, args, NULL));
+    P("launchex NULL function", cuLaunchKernelEx(&cfg, NULL, args, NULL));
+    z = cfg, z.gridDimX = 0;
+    P("launchex grid x 0", cuLaunchKernelEx(&z, f, args, NULL));
+    z = cfg, z.blockDimX = 1025;
+    P("launchex block x 1025", cuLaunchKernelEx(&z, f, args, NULL));
+    z = cfg, z.sharedMemBytes = 49153;
+    P("launchex 49153 shared bytes", cuLaunchKernelEx(&z, f, args, NULL));
+    P("launchex no kernelParams", cuLaunchKernelEx(&cfg, f, NULL, NULL));
+    struct { uint64_t a, b, c; uint32_t n, pad; } blk = {g_a, g_b, g_c, VN, 0};
+    size_t size = 28;
+    void *extra[5] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &blk, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+    P("launchex kernelParams and extra", cuLaunchKernelEx(&cfg, f, args, extra));
+    clear_c();
+    P("launchex extra", cuLaunchKernelEx(&cfg, f, NULL, extra));
+    cuCtxSynchronize();
+    YN("  extra: results right", c_right(VN));
+    z = cfg, z.attrs = NULL, z.numAttrs = 1;
+    P("launchex numAttrs 1, attrs NULL", cuLaunchKernelEx(&z, f, args, NULL));
+    CUlaunchAttribute at[2];
+    memset(at, 0, sizeof at);
+    z = cfg, z.attrs = at, z.numAttrs = 0;
+    P("launchex attrs given, numAttrs 0", cuLaunchKernelEx(&z, f, args, NULL));
+    cuCtxSynchronize();
+    CUstream st = NULL;
+    cuStreamCreate(&st, 0);
+    z = cfg, z.hStream = st;
+    clear_c();
+    P("launchex on a created stream", cuLaunchKernelEx(&z, f, args, NULL));
+    P("  stream synchronize", cuStreamSynchronize(st));
+    YN("  created stream: results right", c_right(VN));
+    CUlaunchAttributeValue v;
+    static const struct { const char *name; CUlaunchAttributeID id; int i0; unsigned x, y, zz; } k_attr[] = {
+        {"launchex IGNORE", CU_LAUNCH_ATTRIBUTE_IGNORE, 0, 0, 0, 0},
+        {"launchex COOPERATIVE 0", CU_LAUNCH_ATTRIBUTE_COOPERATIVE, 0, 0, 0, 0},
+        {"launchex COOPERATIVE 1", CU_LAUNCH_ATTRIBUTE_COOPERATIVE, 1, 0, 0, 0},
+        {"launchex PRIORITY 0", CU_LAUNCH_ATTRIBUTE_PRIORITY, 0, 0, 0, 0},
+        {"launchex PRIORITY -1", CU_LAUNCH_ATTRIBUTE_PRIORITY, -1, 0, 0, 0},
+        {"launchex PRIORITY 1000", CU_LAUNCH_ATTRIBUTE_PRIORITY, 1000, 0, 0, 0},
+        {"launchex CLUSTER_DIMENSION 1x1x1", CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, 0, 1, 1, 1},
+        {"launchex CLUSTER_DIMENSION 0x0x0", CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, 0, 0, 0, 0},
+        {"launchex CLUSTER_DIMENSION 2x1x1 (grid 13)", CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, 0, 2, 1, 1},
+        {"launchex CLUSTER_DIMENSION 13x1x1", CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, 0, 13, 1, 1},
+        {"launchex PROGRAMMATIC_STREAM_SERIALIZATION 0", CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, 0, 0, 0, 0},
+        {"launchex PROGRAMMATIC_STREAM_SERIALIZATION 1", CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, 1, 0, 0, 0},
+        {"launchex PREFERRED_SHARED_MEMORY_CARVEOUT 50", CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 50, 0, 0, 0},
+        {"launchex PREFERRED_SHARED_MEMORY_CARVEOUT 101", CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 101, 0, 0, 0},
+        {"launchex MEM_SYNC_DOMAIN 0", CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN, 0, 0, 0, 0},
+        {"launchex SYNCHRONIZATION_POLICY 1", CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, 1, 0, 0, 0},
+        {"launchex attribute id 15", (CUlaunchAttributeID)15, 0, 0, 0, 0},
+        {"launchex attribute id 99", (CUlaunchAttributeID)99, 0, 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof k_attr / sizeof k_attr[0]; i++) {
+        memset(&v, 0, sizeof v);
+        if (k_attr[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+            v.clusterDim.x = k_attr[i].x, v.clusterDim.y = k_attr[i].y, v.clusterDim.z = k_attr[i].zz;
+        else if (k_attr[i].id == CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)
+            v.sharedMemCarveout = (unsigned)k_attr[i].i0;
+        else
+            v.cooperative = k_attr[i].i0;   /* the int members share the union's first word */
+        clear_c();
+        CUresult r = P(k_attr[i].name, launch_ex_attr(f, args, k_attr[i].id, v));
+        CUresult rs = cuCtxSynchronize();
+        char right[96];
+        snprintf(right, sizeof right, "  %s: results right", k_attr[i].name + strlen("launchex "));
+        if (r == CUDA_SUCCESS) YN(right, rs == CUDA_SUCCESS && c_right(VN));
+    }
+    memset(at, 0, sizeof at);
+    at[0].id = at[1].id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+    z = cfg, z.attrs = at, z.numAttrs = 2;
+    P("launchex PRIORITY twice", cuLaunchKernelEx(&z, f, args, NULL));
+    cuCtxSynchronize();
+    CUcontext other;
+    new_ctx(&other);
+    P("launchex function of another context", cuLaunchKernelEx(&cfg, f, args, NULL));
+    cuCtxDestroy(other);
+}
+
 static const struct { const char *name; void (*fn)(void); } sections[] = {
     {"ptxload", s_ptxload}, {"funcattr", s_funcattr}, {"launchargs", s_launchargs},
     {"kernels", s_kernels}, {"kfault_ptx", s_kfault_ptx}, {"fatbin", s_fatbin},
+    {"launchex", s_launchex},
 };
 #define NSECT (sizeof sections / sizeof sections[0])
 

@@ -58,6 +58,14 @@ typedef struct ptx_kernel {
   uint32_t num_spilled;    // of them, kept on the stack
 } ptx_kernel;
 
+// Where a piece of code came from: the code at code_offset (in ptx_module.code) up to the next
+// entry's offset was translated from PTX line `line` (1-based; a kernel's prologue has the line
+// of its .entry).
+typedef struct ptx_line_entry {
+  uint32_t code_offset;
+  int line;
+} ptx_line_entry;
+
 typedef struct ptx_module {
   uint8_t *code;           // RV32IM machine code, position-independent, little-endian
   uint32_t code_bytes;
@@ -66,6 +74,8 @@ typedef struct ptx_module {
   int ptx_version_major, ptx_version_minor;
   char target[32];
   int address_size;        // 32 or 64
+  ptx_line_entry *lines;   // the line map, sorted by code_offset, every kernel's code in it
+  uint32_t num_lines;
 } ptx_module;
 
 typedef struct ptx_options {
@@ -81,6 +91,8 @@ ptx_status ptx_translate(const char *text, size_t len, const ptx_options *opt, p
 void ptx_module_free(ptx_module *m);
 const ptx_kernel *ptx_module_kernel(const ptx_module *m, const char *name);
 const char *ptx_status_name(ptx_status s);
+// The PTX line the code at byte `code_offset` of m->code came from; 0 outside the code.
+int ptx_module_line_of(const ptx_module *m, uint32_t code_offset);
 
 #ifdef __cplusplus
 }
