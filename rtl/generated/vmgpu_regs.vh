@@ -150,6 +150,7 @@ localparam [3:0] FAULT_PHYS_RANGE = 4'd5;
 localparam [3:0] FAULT_BAD_COMMAND = 4'd6;
 localparam [3:0] FAULT_MISALIGNED = 4'd7;
 localparam [3:0] FAULT_NO_CONTEXT = 4'd8;
+localparam [3:0] FAULT_HOST_ATOMIC = 4'd9;
 // KERNEL: Built-in kernels of the compute engine (int32, wrapping arithmetic). Arguments: dst, a, b, n, scalar.
 localparam [7:0] KERNEL_FILL = 8'd0;
 localparam [7:0] KERNEL_COPY = 8'd1;
