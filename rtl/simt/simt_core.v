@@ -22,6 +22,7 @@
 //
 // Launch: start_i with a grid of blocks; the unit runs one block at a time, a block being up to
 // WARPS*LANES threads (thread t in warp t/LANES, lane t%LANES); each thread starts at entry_pc_i.
+// Before each block the thread ids are written, one warp a cycle.
 // A thread ends with ECALL; done_o pulses when the last block's last thread ended or after a
 // fault (fault_o then holds the report until the next start).
 module simt_core #(
@@ -519,6 +520,29 @@ module simt_core #(
     for (integer l = 0; l < LANES; l = l + 1) popc = popc + {{LW{1'b0}}, popc_src[l]};
   end
 
+  // ---------------------------------------------------------------- thread ids at block start
+  // The ids of the warp being written (walk_q, a multiple of LANES) and of the thread after it:
+  // a chain of LANES increments of (x, y, z), x fastest, wrapping at the block's dimensions.
+  reg [10*(LANES+1)-1:0] init_x, init_y, init_z;
+  always @(*) begin
+    init_x[9:0] = walk_x_q;
+    init_y[9:0] = walk_y_q;
+    init_z[9:0] = walk_z_q;
+    for (integer l = 0; l < LANES; l = l + 1) begin
+      init_x[(l+1)*10 +: 10] = init_x[l*10 +: 10] + 10'd1;
+      init_y[(l+1)*10 +: 10] = init_y[l*10 +: 10];
+      init_z[(l+1)*10 +: 10] = init_z[l*10 +: 10];
+      if (init_x[l*10 +: 10] + 10'd1 == bdim_x_q) begin
+        init_x[(l+1)*10 +: 10] = 10'd0;
+        init_y[(l+1)*10 +: 10] = init_y[l*10 +: 10] + 10'd1;
+        if (init_y[l*10 +: 10] + 10'd1 == bdim_y_q) begin
+          init_y[(l+1)*10 +: 10] = 10'd0;
+          init_z[(l+1)*10 +: 10] = init_z[l*10 +: 10] + 10'd1;
+        end
+      end
+    end
+  end
+
   // ---------------------------------------------------------------- state update
   always @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -589,23 +613,18 @@ module simt_core #(
           end
         end
         PH_INIT: begin
-          // thread ids, one thread a cycle, x fastest
-          tid_x_q[walk_q[SW-1:0]] <= walk_x_q;
-          tid_y_q[walk_q[SW-1:0]] <= walk_y_q;
-          tid_z_q[walk_q[SW-1:0]] <= walk_z_q;
-          walk_q <= walk_q + 1'b1;
-          if (walk_x_q + 10'd1 == bdim_x_q) begin
-            walk_x_q <= 10'd0;
-            if (walk_y_q + 10'd1 == bdim_y_q) begin
-              walk_y_q <= 10'd0;
-              walk_z_q <= walk_z_q + 10'd1;
-            end else begin
-              walk_y_q <= walk_y_q + 10'd1;
-            end
-          end else begin
-            walk_x_q <= walk_x_q + 10'd1;
+          // thread ids, one warp (LANES threads) a cycle, x fastest; the ids written past the
+          // block's last thread belong to threads that start dead and are never read
+          for (integer l = 0; l < LANES; l = l + 1) begin
+            tid_x_q[{walk_q[SW-1:LW], l[LW-1:0]}] <= init_x[l*10 +: 10];
+            tid_y_q[{walk_q[SW-1:LW], l[LW-1:0]}] <= init_y[l*10 +: 10];
+            tid_z_q[{walk_q[SW-1:LW], l[LW-1:0]}] <= init_z[l*10 +: 10];
           end
-          if (walk_q + 1'b1 == nthreads_q) begin
+          walk_q <= walk_q + LANES[SW:0];
+          walk_x_q <= init_x[LANES*10 +: 10];
+          walk_y_q <= init_y[LANES*10 +: 10];
+          walk_z_q <= init_z[LANES*10 +: 10];
+          if (walk_q + LANES[SW:0] >= nthreads_q) begin
             phase_q <= PH_RUN;
             for (integer s = 0; s < SLOTS; s = s + 1) begin
               live_q[s] <= (s < nthreads_q);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "vmgpu/core.h"
 #include "vmgpu/ptx.h"
@@ -239,12 +240,16 @@ static void run_vadd(vmgpu_ctx *c, vmgpu_stream *s, const prog *p, uint32_t n, u
     vmgpu_event *e0, *e1;
     OK(vmgpu_event_create(g_dev, &e0));
     OK(vmgpu_event_create(g_dev, &e1));
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     OK(vmgpu_event_record(e0, s));
     OK(launch(s, p, &args, grid, slots()));
     OK(vmgpu_event_record(e1, s));
     OK(vmgpu_stream_sync(s));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     uint64_t cyc = 0;
     OK(vmgpu_event_elapsed(e0, e1, &cyc));
+    double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     OK(vmgpu_phys_read(g_dev, C.pa, r, bytes));
     unsigned bad = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -255,6 +260,9 @@ static void run_vadd(vmgpu_ctx *c, vmgpu_stream *s, const prog *p, uint32_t n, u
     NOTE("%s: n %u grid %u x %u: %u wrong; %llu cycles (%.2f per element)", what, n, grid,
          slots(), bad, (unsigned long long)cyc, (double)cyc / n);
     printf("%s_cycles %llu\n", what, (unsigned long long)cyc);
+    /* the model's speed while the unit is busy: device cycles over the wall time of the
+     * launch and its sync (the submission and the answer included) */
+    printf("%s_busy_sim_cycles_per_second %.0f\n", what, wall > 0 ? (double)cyc / wall : 0.0);
     OK(vmgpu_event_destroy(e0));
     OK(vmgpu_event_destroy(e1));
     free(a);
@@ -264,7 +272,10 @@ static void run_vadd(vmgpu_ctx *c, vmgpu_stream *s, const prog *p, uint32_t n, u
 
 static void run_reduce(vmgpu_ctx *c, vmgpu_stream *s, const prog *p)
 {
-    const uint32_t block = slots(), blocks = 6, n = block * blocks, spin = 6;
+    /* the kernel's part[]: 256 ints in kernels/reduce.c, 64 in NVRTC's reduce.cu */
+    const uint32_t cap = p->k ? 64 : 256;
+    const uint32_t block = slots() < cap ? slots() : cap, blocks = 6, n = block * blocks;
+    const uint32_t spin = 96 / block ? 96 / block : 1;  /* the last writer ~96 iterations late */
     buf IN = dev_buf(c, 4 * n, VMGPU_MAP_READ), OUT = dev_buf(c, 4 * blocks, VMGPU_MAP_READ | VMGPU_MAP_WRITE);
     uint32_t *in = malloc(4 * n), out[64];
     srand(3);
@@ -846,7 +857,7 @@ static void t_bad_command(void)
     vmgpu_hal *hal = vmgpu_dev_hal(g_dev);
     struct { uint32_t w[9]; const char *what; } cmds[] = {
         {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 12), 0x10000, 0, 0, 1, 1, 1 | 1 << 10 | 1 << 20, 0, 0x40000}, "grid x 0"},
-        {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 12), 0x10000, 0, 1, 1, 1, 17 | 1 << 10 | 1 << 20, 0, 0x40000}, "17 threads"},
+        {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 12), 0x10000, 0, 1, 1, 1, (slots() + 1) | 1 << 10 | 1 << 20, 0, 0x40000}, "one thread more than the unit has"},
         {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 12), 0x10000, 0, 1, 1, 1, 1 | 1 << 10 | 1u << 30, 0, 0x40000}, "block bit 30"},
         {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 12), 0x10000, 0, 1, 1, 1, 1 | 1 << 10 | 1 << 20, 1 << 20, 0x40000}, "shared 1 MiB"},
         {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 0x20), 0x10000, 0, 1, 1, 1, 1 | 1 << 10 | 1 << 20, 0, 0x40000}, "flags bit 5"},
