@@ -12,6 +12,15 @@
 // finishes. So the answers leave in request order, the fabric sees stores in program order
 // after every earlier load, and the unit's precise-stop rule carries over unchanged.
 //
+// Atomics (op 3, an AMO with its funct5): translated asking for write permission (an AMO on a
+// read-only page faults WRITE_DENIED as a store would), then done as a read-modify-write while
+// this port holds the fabric's device memory for itself (lock_req_o / lock_gnt_i: vmgpu_top
+// keeps every other master's device-memory requests back while the lock is granted), so no
+// other master (DMA, walker, command processor, engines, the CSR window) writes the word
+// between the read and the write. The answer is the old word. A page with the host aperture is
+// refused (FAULT_HOST_ATOMIC): the host's CPU writes that memory without the fabric, so no
+// lock here could make the operation atomic.
+//
 // The MMU answers one translation in several cycles even on a TLB hit, so the adapter keeps
 // the last TC_ENTRIES pages it translated (frame, aperture, and which of read/write answered
 // without a fault). They are forgotten at every launch (clear_i): mappings cannot change while
@@ -27,9 +36,14 @@ module simt_mmu_port #(
   input  wire        req_valid_i,
   output wire        req_ready_o,
   input  wire [31:0] req_va_i,
-  input  wire [2:0]  req_op_i,       // 0 read, 1 write, 2 instruction fetch
+  input  wire [2:0]  req_op_i,       // 0 read, 1 write, 2 instruction fetch, 3 AMO
   input  wire [31:0] req_wdata_i,
   input  wire [3:0]  req_be_i,
+  input  wire [4:0]  req_amo_i,      // op 3: the AMO's funct5 (simt_amo_alu)
+  input  wire [31:0] req_cmp_i,      // op 3, amocas: the compare value
+  // hold of the fabric's device memory for an AMO's read and write
+  output wire        lock_req_o,
+  input  wire        lock_gnt_i,     // no other master reaches device memory while high
   output reg         rsp_valid_o,
   output reg  [31:0] rsp_data_o,
   output reg         rsp_fault_o,
@@ -58,6 +72,8 @@ module simt_mmu_port #(
   output wire [31:0] mem_wr_data_o,
   output wire [3:0]  mem_wr_be_o
 );
+  `include "vmgpu_regs.vh"
+
   localparam integer TW = (TC_ENTRIES > 1) ? $clog2(TC_ENTRIES) : 1;
   localparam [TW-1:0] TW_ONE = 1;
 
@@ -66,12 +82,18 @@ module simt_mmu_port #(
   localparam [31:0]   MAX_RD_W = MAX_RD;
   localparam [RW-1:0] RD_LIMIT = MAX_RD_W[RW-1:0];
 
-  localparam [1:0] S_IDLE = 2'd0,  // no store or translation running (reads may be in flight)
-                   S_TR   = 2'd1,  // translation request presented
-                   S_TRW  = 2'd2,  // waiting for the translation
-                   S_WR   = 2'd3;  // write presented to the fabric
+  localparam [2:0] S_IDLE = 3'd0,  // no store or translation running (reads may be in flight)
+                   S_TR   = 3'd1,  // translation request presented
+                   S_TRW  = 3'd2,  // waiting for the translation
+                   S_WR   = 3'd3,  // write presented to the fabric
+                   S_LOCK = 3'd4,  // AMO: waiting for the fabric's lock
+                   S_ARW  = 3'd5,  // AMO: read presented or in flight
+                   S_AWR  = 3'd6;  // AMO: new word presented to the fabric
 
-  reg [1:0]  state_q;
+  reg [2:0]  state_q;
+  reg        amo_q;     // the request is an AMO
+  reg [4:0]  amo_f5_q;
+  reg [31:0] amo_cmp_q, amo_old_q;
   reg [RW-1:0] rd_out_q;  // reads the fabric took and has not answered
   reg [31:0] va_q, wdata_q;
   reg [3:0]  be_q;
@@ -87,7 +109,8 @@ module simt_mmu_port #(
 
   // Two lookups: the request being accepted (hit) and the one being translated (where its
   // translation goes).
-  wire        look_wr  = (req_op_i == 3'd1);
+  wire        look_amo = (req_op_i == 3'd3);
+  wire        look_wr  = (req_op_i == 3'd1) || look_amo;
   reg                  hit;
   reg  [19:0]          hit_frame;
   reg                  hit_host;
@@ -120,11 +143,21 @@ module simt_mmu_port #(
   wire rd_slot_free = !mem_rd_valid_o || mem_rd_ready_i;
   wire rd_none      = !mem_rd_valid_o && (rd_out_q == {RW{1'b0}});
   wire finish = ((state_q == S_WR) && mem_wr_ready_i) ||
+                ((state_q == S_AWR) && mem_wr_ready_i) ||
                 ((state_q == S_TRW) && tr_rsp_valid_i && tr_rsp_fault_i);
   wire read_hit = !look_wr && hit;
   assign req_ready_o = !clear_i &&
                        (((state_q == S_IDLE) && read_hit && rd_slot_free && (rd_out_q != RD_LIMIT)) ||
                         (((state_q == S_IDLE) || finish) && rd_none));
+  assign lock_req_o     = (state_q == S_LOCK) || (state_q == S_ARW) || (state_q == S_AWR);
+  wire [31:0] amo_new;
+  simt_amo_alu u_amo (
+    .funct5_i (amo_f5_q),
+    .old_i    (mem_rsp_data_i),
+    .src_i    (wdata_q),
+    .cmp_i    (amo_cmp_q),
+    .new_o    (amo_new)
+  );
   assign tr_req_va_o    = va_q;
   assign tr_req_write_o = write_q;
   assign mem_rd_addr_o  = pa_q;
@@ -153,6 +186,10 @@ module simt_mmu_port #(
       mem_rd_valid_o <= 1'b0;
       mem_wr_valid_o <= 1'b0;
       va_q <= 32'd0;
+      amo_q <= 1'b0;
+      amo_f5_q <= 5'd0;
+      amo_cmp_q <= 32'd0;
+      amo_old_q <= 32'd0;
       wdata_q <= 32'd0;
       be_q <= 4'd0;
       write_q <= 1'b0;
@@ -175,7 +212,7 @@ module simt_mmu_port #(
       if (mem_rd_valid_o && mem_rd_ready_i) mem_rd_valid_o <= 1'b0;
       rd_out_q <= rd_out_q + ((mem_rd_valid_o && mem_rd_ready_i) ? RW_ONE : {RW{1'b0}})
                            - (mem_rsp_valid_i ? RW_ONE : {RW{1'b0}});
-      if (mem_rsp_valid_i) begin
+      if (mem_rsp_valid_i && state_q != S_ARW) begin
         rsp_valid_o  <= 1'b1;
         rsp_data_o   <= mem_rsp_data_i;
         rsp_reason_o <= 4'd0;
@@ -193,6 +230,12 @@ module simt_mmu_port #(
             rsp_reason_o <= tr_rsp_reason_i;
             rsp_data_o   <= 32'd0;
             state_q <= S_IDLE;
+          end else if (amo_q && tr_rsp_host_i) begin
+            rsp_valid_o  <= 1'b1;
+            rsp_fault_o  <= 1'b1;
+            rsp_reason_o <= FAULT_HOST_ATOMIC;
+            rsp_data_o   <= 32'd0;
+            state_q <= S_IDLE;
           end else begin
             pa_q   <= {tr_rsp_pa_i[31:12], va_q[11:0]};
             host_q <= tr_rsp_host_i;
@@ -204,7 +247,9 @@ module simt_mmu_port #(
             tc_rd_q[fill_idx] <= (same_any && tc_rd_q[fill_idx]) || !write_q;
             tc_wr_q[fill_idx] <= (same_any && tc_wr_q[fill_idx]) || write_q;
             if (!same_any) tc_victim_q <= tc_victim_q + TW_ONE;
-            if (write_q) begin
+            if (amo_q) begin
+              state_q <= S_LOCK;
+            end else if (write_q) begin
               mem_wr_valid_o <= 1'b1;
               state_q <= S_WR;
             end else begin
@@ -220,6 +265,23 @@ module simt_mmu_port #(
           rsp_reason_o <= 4'd0;
           state_q <= S_IDLE;
         end
+        S_LOCK: if (lock_gnt_i) begin
+          mem_rd_valid_o <= 1'b1;   // nothing else in flight: the only answer is this one's
+          state_q <= S_ARW;
+        end
+        S_ARW: if (mem_rsp_valid_i) begin
+          amo_old_q <= mem_rsp_data_i;
+          wdata_q <= amo_new;
+          mem_wr_valid_o <= 1'b1;
+          state_q <= S_AWR;
+        end
+        S_AWR: if (mem_wr_ready_i) begin
+          mem_wr_valid_o <= 1'b0;
+          rsp_valid_o  <= 1'b1;
+          rsp_data_o   <= amo_old_q;
+          rsp_reason_o <= 4'd0;
+          state_q <= S_IDLE;
+        end
         default: state_q <= S_IDLE;
       endcase
       // A new request (in S_IDLE, or as the current one finishes: these assignments come
@@ -229,10 +291,16 @@ module simt_mmu_port #(
         wdata_q <= req_wdata_i;
         be_q    <= req_be_i;
         write_q <= look_wr;
-        if (hit) begin
+        amo_q   <= look_amo;
+        amo_f5_q  <= req_amo_i;
+        amo_cmp_q <= req_cmp_i;
+        // An AMO on a kept host page is translated again, to be refused there.
+        if (hit && !(look_amo && hit_host)) begin
           pa_q   <= {hit_frame, req_va_i[11:0]};
           host_q <= hit_host;
-          if (look_wr) begin
+          if (look_amo) begin
+            state_q <= S_LOCK;
+          end else if (look_wr) begin
             mem_wr_valid_o <= 1'b1;
             state_q <= S_WR;
           end else begin

@@ -13,6 +13,7 @@ rtl/tr_port_arb.v
 rtl/simt/simt_alu.v
 rtl/simt/simt_div.v
 rtl/simt/simt_regfile.v
+rtl/simt/simt_amo_alu.v
 rtl/simt/simt_lsu.v
 rtl/simt/simt_core.v
 rtl/simt_mmu_port.v

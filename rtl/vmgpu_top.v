@@ -111,6 +111,8 @@ module vmgpu_top #(
   wire [3:0]  simt_fault_reason;
   wire [7:0]  simt_fault_lane, simt_fault_warp;
   wire [31:0] simt_perf_cycles, simt_perf_lane_instrs, simt_perf_warp_instrs;  // SIMT_* counters
+  wire        simt_lock_req;   // the SIMT port asks to hold device memory for an AMO
+  reg         simt_lock_q;     // granted: every other master's device requests wait
 
   wire        gfx_start, gfx_busy, gfx_done, gfx_fault, gfx_fault_write;
   wire [1:0]  gfx_op;
@@ -444,7 +446,8 @@ module vmgpu_top #(
   generate
     if (SIMT_LANES != 0) begin : g_simt
       wire        sm_req_valid, sm_req_ready, sm_rsp_valid, sm_rsp_fault;
-      wire [31:0] sm_req_va, sm_req_wdata, sm_rsp_data;
+      wire [31:0] sm_req_va, sm_req_wdata, sm_rsp_data, sm_req_cmp;
+      wire [4:0]  sm_req_amo;
       wire [2:0]  sm_req_op;
       wire [3:0]  sm_req_be, sm_rsp_reason;
       wire        sm_tr_req_valid, sm_tr_req_ready, sm_tr_req_write, sm_tr_rsp_valid;
@@ -525,6 +528,8 @@ module vmgpu_top #(
         .mem_req_op_o       (sm_req_op),
         .mem_req_wdata_o    (sm_req_wdata),
         .mem_req_be_o       (sm_req_be),
+        .mem_req_amo_o      (sm_req_amo),
+        .mem_req_cmp_o      (sm_req_cmp),
         .mem_rsp_valid_i    (sm_rsp_valid),
         .mem_rsp_data_i     (sm_rsp_data),
         .mem_rsp_fault_i    (sm_rsp_fault),
@@ -541,6 +546,10 @@ module vmgpu_top #(
         .req_op_i        (sm_req_op),
         .req_wdata_i     (sm_req_wdata),
         .req_be_i        (sm_req_be),
+        .req_amo_i       (sm_req_amo),
+        .req_cmp_i       (sm_req_cmp),
+        .lock_req_o      (simt_lock_req),
+        .lock_gnt_i      (simt_lock_q),
         .rsp_valid_o     (sm_rsp_valid),
         .rsp_data_o      (sm_rsp_data),
         .rsp_fault_o     (sm_rsp_fault),
@@ -604,6 +613,7 @@ module vmgpu_top #(
       assign simt_perf_cycles = 32'd0;
       assign simt_perf_lane_instrs = 32'd0;
       assign simt_perf_warp_instrs = 32'd0;
+      assign simt_lock_req = 1'b0;
       assign cu_tr_req_valid = ce_tr_req_valid;
       assign ce_tr_req_ready = cu_tr_req_ready;
       assign cu_tr_req_va = ce_tr_req_va;
@@ -778,6 +788,27 @@ module vmgpu_top #(
   assign m_wr_data[32*M_WALK +: 32] = 32'd0;
   assign m_wr_be[4*M_WALK +: 4] = 4'h0;
 
+  // The SIMT unit's atomics: while simt_lock_q is high, every other master's device-memory
+  // requests are kept from the fabric (they wait, unchanged, as for any master that is not
+  // granted), so the AMO's read and write of device memory have nothing between them. The lock
+  // is granted at an edge after which no other master's device request is left presented and
+  // not taken by the memory (block RAM takes every request at once; the SDRAM controller runs
+  // the requests it took in order, so they all come before the AMO's read). Host-port requests
+  // are not held: AMOs on host-aperture pages are refused (simt_mmu_port).
+  wire          dm_other_waits = (EXT_MEM != 0) &&
+                                 ((dm_rd_en && !dm_rd_ready) || (dm_wr_en && !dm_wr_ready));
+  always @(posedge clk_i) begin
+    if (!rst_ni) simt_lock_q <= 1'b0;
+    else simt_lock_q <= simt_lock_req && (simt_lock_q || !dm_other_waits);
+  end
+  reg [NM-1:0] lock_hold;
+  always @(*) begin
+    lock_hold = {NM{simt_lock_q}};
+    if (SIMT_ON != 0) lock_hold[NM-1] = 1'b0;   // M_SIMT, the holder
+  end
+  wire [NM-1:0] fab_rd_valid = m_rd_valid & ~(lock_hold & ~m_rd_host);
+  wire [NM-1:0] fab_wr_valid = m_wr_valid & ~(lock_hold & ~m_wr_host);
+
   mem_fabric #(
     .NM            (NM),
     .MEM_BYTES     (MEM_BYTES),
@@ -787,13 +818,13 @@ module vmgpu_top #(
   ) u_fabric (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
-    .m_rd_valid_i     (m_rd_valid),
+    .m_rd_valid_i     (fab_rd_valid),
     .m_rd_ready_o     (m_rd_ready),
     .m_rd_addr_i      (m_rd_addr),
     .m_rd_host_i      (m_rd_host),
     .m_rsp_valid_o    (m_rsp_valid),
     .m_rsp_data_o     (m_rsp_data),
-    .m_wr_valid_i     (m_wr_valid),
+    .m_wr_valid_i     (fab_wr_valid),
     .m_wr_ready_o     (m_wr_ready),
     .m_wr_addr_i      (m_wr_addr),
     .m_wr_host_i      (m_wr_host),

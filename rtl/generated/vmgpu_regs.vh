@@ -20,6 +20,8 @@ localparam integer REG_CAPS_EXT_MEM_LSB = 25;
 localparam integer REG_CAPS_EXT_MEM_WIDTH = 1;
 localparam integer REG_CAPS_SIMT_LSB = 26;
 localparam integer REG_CAPS_SIMT_WIDTH = 1;
+localparam integer REG_CAPS_SIMT_A_LSB = 27;
+localparam integer REG_CAPS_SIMT_A_WIDTH = 1;
 localparam [11:0] REG_MEM_SIZE = 12'h00C;
 localparam [11:0] REG_CYCLE_LO = 12'h010;
 localparam [11:0] REG_CYCLE_HI = 12'h014;
@@ -153,6 +155,7 @@ localparam [3:0] FAULT_PHYS_RANGE = 4'd5;
 localparam [3:0] FAULT_BAD_COMMAND = 4'd6;
 localparam [3:0] FAULT_MISALIGNED = 4'd7;
 localparam [3:0] FAULT_NO_CONTEXT = 4'd8;
+localparam [3:0] FAULT_HOST_ATOMIC = 4'd9;
 // KERNEL: Built-in kernels of the compute engine (int32, wrapping arithmetic). Arguments: dst, a, b, n, scalar.
 localparam [7:0] KERNEL_FILL = 8'd0;
 localparam [7:0] KERNEL_COPY = 8'd1;

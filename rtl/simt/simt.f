@@ -2,5 +2,6 @@
 rtl/simt/simt_alu.v
 rtl/simt/simt_div.v
 rtl/simt/simt_regfile.v
+rtl/simt/simt_amo_alu.v
 rtl/simt/simt_lsu.v
 rtl/simt/simt_core.v

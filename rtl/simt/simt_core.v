@@ -15,8 +15,14 @@
 // the load data or quotient is there, the same instruction is issued again and then writes it
 // back ("replay"), so the single register write port is only ever driven by S3.
 //
+// Atomics (RV32A's AMOs and Zacas's amocas.w; not LR/SC, which are illegal instructions) go
+// to the memory unit like stores, one request per lane, and come back like loads (the old word).
+// amocas reads three registers, and the register file has two read ports: it is issued twice
+// before its replay, first reading rd (the compare value) in place of rs2 (cas_half_q).
+//
 // Launch: start_i with a grid of blocks; the unit runs one block at a time, a block being up to
 // WARPS*LANES threads (thread t in warp t/LANES, lane t%LANES); each thread starts at entry_pc_i.
+// Before each block the thread ids are written, one warp a cycle.
 // A thread ends with ECALL; done_o pulses when the last block's last thread ended or after a
 // fault (fault_o then holds the report until the next start).
 module simt_core #(
@@ -62,6 +68,8 @@ module simt_core #(
   output wire [2:0]           mem_req_op_o,
   output wire [31:0]          mem_req_wdata_o,
   output wire [3:0]           mem_req_be_o,
+  output wire [4:0]           mem_req_amo_o,  // op 3 (AMO): its funct5
+  output wire [31:0]          mem_req_cmp_o,  // op 3, amocas: the compare value
   input  wire                 mem_rsp_valid_i,
   input  wire [31:0]          mem_rsp_data_i,
   input  wire                 mem_rsp_fault_i,
@@ -109,7 +117,8 @@ module simt_core #(
   reg [SLOTS-1:0]    live_q;         // thread has not ended
   reg [SLOTS-1:0]    parked_q;       // thread waits at the block barrier
   reg [WARPS-1:0]    inflight_q, wait_fetch_q, fetch_sent_q, wait_mem_q, mem_ready_q,
-                     wait_div_q;
+                     wait_div_q,
+                     cas_half_q;     // amocas: the compare values went, now the second pass
   reg [LW*WARPS-1:0] fetch_lane_q;   // lane named if the warp's fetch faults
   reg [WW-1:0]       rr_q;
 
@@ -218,6 +227,9 @@ module simt_core #(
   wire s2_hit = s2_ic_valid_q && (s2_ic_tag_q == s2_pc_q[31:IC_AW+2]);
   wire s2_go   = s2_v_q && !halt_q && s2_hit && !s2_misaligned;
   wire s2_miss = s2_v_q && !halt_q && !s2_hit && !s2_misaligned;
+  // amocas's first pass reads rd (its compare value) on the second read port
+  wire s2_cas_first = (inst2[6:0] == 7'b0101111) && (inst2[14:12] == 3'd2) &&
+                      (inst2[31:27] == 5'b00101) && !cas_half_q[s2_w_q];
 
   // ---------------------------------------------------------------- S3: decode
   wire [31:0] inst = s3_inst_q;
@@ -242,6 +254,12 @@ module simt_core #(
                     (funct7 == 7'h20 && (funct3 == 3'd0 || funct3 == 3'd5)));
   wire is_div    = is_op && (funct7 == 7'd1) && funct3[2];
   wire is_fence  = (opcode == 7'b0001111);
+  wire [4:0] funct5 = inst[31:27];
+  wire is_amo    = (opcode == 7'b0101111) && (funct3 == 3'd2) &&
+                   (funct5 == 5'b00000 || funct5 == 5'b00001 || funct5 == 5'b00100 ||
+                    funct5 == 5'b00101 || funct5 == 5'b01000 || funct5 == 5'b01100 ||
+                    funct5[1:0] == 2'b00 && funct5[4]);
+  wire cas_first = is_amo && (funct5 == 5'b00101) && !cas_half_q[s3_w_q];
   wire is_system = (opcode == 7'b1110011);
   wire is_ecall  = is_system && (inst[31:7] == 25'd0);
   wire is_csr    = is_system && (funct3 != 3'd0) && (funct3 != 3'd4);
@@ -249,12 +267,13 @@ module simt_core #(
   wire csr_known = (csr[11:4] == 8'hCC) || (csr[11:4] == 8'hCD && csr[3:0] <= 4'h2) ||
                    (csr == CSR_CYCLE) || (csr == CSR_BARRIER);
   wire legal = is_lui | is_auipc | (opcode == 7'b1101111) | is_jalr | is_branch | is_load |
-               is_store | is_opimm | is_op | is_fence | is_ecall | (is_csr & csr_known);
-  wire writes_rd = (is_lui | is_auipc | is_jal | is_jalr | is_load | is_opimm | is_op | is_csr) &&
+               is_store | is_amo | is_opimm | is_op | is_fence | is_ecall | (is_csr & csr_known);
+  wire writes_rd = (is_lui | is_auipc | is_jal | is_jalr | is_load | is_amo | is_opimm | is_op |
+                    is_csr) &&
                    (rd != 5'd0);
 
   // ---------------------------------------------------------------- S3: lanes
-  wire [LANES*32-1:0] rs1_v, rs2_v, alu_res, next_pc, addr, div_res, csr_v;
+  wire [LANES*32-1:0] rs1_v, rs2_v, alu_res, next_pc, addr, maddr, div_res, csr_v;
   wire [LANES-1:0]    div_done;
   wire [LANES*32-1:0] ld_data;
   wire [LANES-1:0]    rf_we;
@@ -266,7 +285,8 @@ module simt_core #(
   reg [WW-1:0]        div_warp_q;
 
   wire [WW+4:0] raddr1 = {s2_w_q, inst2[19:15]};
-  wire [WW+4:0] raddr2 = {s2_w_q, inst2[24:20]};
+  wire [WW+4:0] raddr2 = {s2_w_q, s2_cas_first ? inst2[11:7] : inst2[24:20]};
+  wire [4:0]    rs2_idx = cas_first ? rd : inst[24:20];
   wire [WW+4:0] waddr  = {s3_w_q, rd};
 
   genvar gl;
@@ -284,7 +304,9 @@ module simt_core #(
         .wdata_i  (rf_wdata[gl])
       );
       assign rs1_v[gl*32 +: 32] = (inst[19:15] == 5'd0) ? 32'd0 : r1;
-      assign rs2_v[gl*32 +: 32] = (inst[24:20] == 5'd0) ? 32'd0 : r2;
+      assign rs2_v[gl*32 +: 32] = (rs2_idx == 5'd0) ? 32'd0 : r2;
+      // an AMO's address is rs1 itself (its immediate field holds funct5 and rs2)
+      assign maddr[gl*32 +: 32] = is_amo ? rs1_v[gl*32 +: 32] : addr[gl*32 +: 32];
 
       simt_alu u_alu (
         .inst_i    (inst),
@@ -337,7 +359,7 @@ module simt_core #(
       end
       assign csr_v[gl*32 +: 32] = cv;
 
-      assign rf_wdata[gl] = is_load ? ld_data[gl*32 +: 32] :
+      assign rf_wdata[gl] = (is_load | is_amo) ? ld_data[gl*32 +: 32] :
                             is_div  ? div_res[gl*32 +: 32] :
                             is_csr  ? csr_v[gl*32 +: 32] : alu_res[gl*32 +: 32];
       assign rf_we[gl] = commit && s3_m_q[gl] && writes_rd;
@@ -356,8 +378,8 @@ module simt_core #(
     misal_any = 1'b0;
     misal_lane = {LW{1'b0}};
     for (integer l = LANES - 1; l >= 0; l = l - 1)
-      if (s3_m_q[l] && ((funct3[1:0] == 2'd1 && addr[l*32]) ||
-                        (funct3[1:0] == 2'd2 && addr[l*32 +: 2] != 2'b00))) begin
+      if (s3_m_q[l] && ((funct3[1:0] == 2'd1 && maddr[l*32]) ||
+                        (funct3[1:0] == 2'd2 && maddr[l*32 +: 2] != 2'b00))) begin
         misal_any = 1'b1;
         misal_lane = l[LW-1:0];
       end
@@ -365,7 +387,7 @@ module simt_core #(
 
   wire lsu_ready;
   wire launch = (phase_q == PH_IDLE) && start_i;
-  wire is_mem = is_load | is_store;
+  wire is_mem = is_load | is_store | is_amo;
   wire lsu_op_valid = s3_go && legal && is_mem && !mem_replay && !misal_any;
   wire s3_fault_illegal = s3_go && !legal;
   wire s3_fault_misal = s3_go && legal && is_mem && !mem_replay && misal_any;
@@ -429,10 +451,13 @@ module simt_core #(
     .op_ready_o      (lsu_ready),
     .op_warp_i       (s3_w_q),
     .op_mask_i       (s3_m_q),
-    .op_addr_i       (addr),
+    .op_addr_i       (maddr),
     .op_data_i       (rs2_v),
     .op_funct3_i     (funct3),
     .op_store_i      (is_store),
+    .op_amo_i        (is_amo),
+    .op_funct5_i     (funct5),
+    .op_cas_first_i  (cas_first),
     .op_pc_i         (s3_pc_q),
     .op_done_o       (lsu_done),
     .ld_warp_i       (s3_w_q),
@@ -461,6 +486,8 @@ module simt_core #(
     .mem_req_op_o    (mem_req_op_o),
     .mem_req_wdata_o (mem_req_wdata_o),
     .mem_req_be_o    (mem_req_be_o),
+    .mem_req_amo_o   (mem_req_amo_o),
+    .mem_req_cmp_o   (mem_req_cmp_o),
     .mem_rsp_valid_i (mem_rsp_valid_i),
     .mem_rsp_data_i  (mem_rsp_data_i),
     .mem_rsp_fault_i (mem_rsp_fault_i),
@@ -493,6 +520,29 @@ module simt_core #(
     for (integer l = 0; l < LANES; l = l + 1) popc = popc + {{LW{1'b0}}, popc_src[l]};
   end
 
+  // ---------------------------------------------------------------- thread ids at block start
+  // The ids of the warp being written (walk_q, a multiple of LANES) and of the thread after it:
+  // a chain of LANES increments of (x, y, z), x fastest, wrapping at the block's dimensions.
+  reg [10*(LANES+1)-1:0] init_x, init_y, init_z;
+  always @(*) begin
+    init_x[9:0] = walk_x_q;
+    init_y[9:0] = walk_y_q;
+    init_z[9:0] = walk_z_q;
+    for (integer l = 0; l < LANES; l = l + 1) begin
+      init_x[(l+1)*10 +: 10] = init_x[l*10 +: 10] + 10'd1;
+      init_y[(l+1)*10 +: 10] = init_y[l*10 +: 10];
+      init_z[(l+1)*10 +: 10] = init_z[l*10 +: 10];
+      if (init_x[l*10 +: 10] + 10'd1 == bdim_x_q) begin
+        init_x[(l+1)*10 +: 10] = 10'd0;
+        init_y[(l+1)*10 +: 10] = init_y[l*10 +: 10] + 10'd1;
+        if (init_y[l*10 +: 10] + 10'd1 == bdim_y_q) begin
+          init_y[(l+1)*10 +: 10] = 10'd0;
+          init_z[(l+1)*10 +: 10] = init_z[l*10 +: 10] + 10'd1;
+        end
+      end
+    end
+  end
+
   // ---------------------------------------------------------------- state update
   always @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -511,6 +561,7 @@ module simt_core #(
       wait_mem_q <= {WARPS{1'b0}};
       mem_ready_q <= {WARPS{1'b0}};
       wait_div_q <= {WARPS{1'b0}};
+      cas_half_q <= {WARPS{1'b0}};
       div_run_q <= 1'b0;
       div_hold_q <= 1'b0;
       rr_q <= {WW{1'b0}};
@@ -562,23 +613,18 @@ module simt_core #(
           end
         end
         PH_INIT: begin
-          // thread ids, one thread a cycle, x fastest
-          tid_x_q[walk_q[SW-1:0]] <= walk_x_q;
-          tid_y_q[walk_q[SW-1:0]] <= walk_y_q;
-          tid_z_q[walk_q[SW-1:0]] <= walk_z_q;
-          walk_q <= walk_q + 1'b1;
-          if (walk_x_q + 10'd1 == bdim_x_q) begin
-            walk_x_q <= 10'd0;
-            if (walk_y_q + 10'd1 == bdim_y_q) begin
-              walk_y_q <= 10'd0;
-              walk_z_q <= walk_z_q + 10'd1;
-            end else begin
-              walk_y_q <= walk_y_q + 10'd1;
-            end
-          end else begin
-            walk_x_q <= walk_x_q + 10'd1;
+          // thread ids, one warp (LANES threads) a cycle, x fastest; the ids written past the
+          // block's last thread belong to threads that start dead and are never read
+          for (integer l = 0; l < LANES; l = l + 1) begin
+            tid_x_q[{walk_q[SW-1:LW], l[LW-1:0]}] <= init_x[l*10 +: 10];
+            tid_y_q[{walk_q[SW-1:LW], l[LW-1:0]}] <= init_y[l*10 +: 10];
+            tid_z_q[{walk_q[SW-1:LW], l[LW-1:0]}] <= init_z[l*10 +: 10];
           end
-          if (walk_q + 1'b1 == nthreads_q) begin
+          walk_q <= walk_q + LANES[SW:0];
+          walk_x_q <= init_x[LANES*10 +: 10];
+          walk_y_q <= init_y[LANES*10 +: 10];
+          walk_z_q <= init_z[LANES*10 +: 10];
+          if (walk_q + LANES[SW:0] >= nthreads_q) begin
             phase_q <= PH_RUN;
             for (integer s = 0; s < SLOTS; s = s + 1) begin
               live_q[s] <= (s < nthreads_q);
@@ -659,7 +705,10 @@ module simt_core #(
 
       // ---- S3
       if (s3_go) inflight_q[s3_w_q] <= 1'b0;
-      if (lsu_op_valid && lsu_ready) wait_mem_q[s3_w_q] <= 1'b1;
+      if (lsu_op_valid && lsu_ready) begin
+        if (cas_first) cas_half_q[s3_w_q] <= 1'b1;  // issued again at once for the second pass
+        else wait_mem_q[s3_w_q] <= 1'b1;
+      end
       for (integer w = 0; w < WARPS; w = w + 1)
         if (lsu_done[w]) begin
           wait_mem_q[w] <= 1'b0;
@@ -677,6 +726,7 @@ module simt_core #(
       end
       if (commit) begin
         if (is_mem) mem_ready_q[s3_w_q] <= 1'b0;
+        if (is_amo) cas_half_q[s3_w_q] <= 1'b0;
         if (is_div) div_hold_q <= 1'b0;
         perf_lane_instrs_o <= perf_lane_instrs_o + {{(31-LW){1'b0}}, popc};
         perf_warp_instrs_o <= perf_warp_instrs_o + 32'd1;
@@ -701,8 +751,8 @@ module simt_core #(
           fault_warp_o <= {{(8-WW){1'b0}}, lsu_fault_warp};
           fault_pc_o <= lsu_fault_pc;
         end else if (s3_fault_illegal || s3_fault_misal) begin
-          fault_va_o <= s3_fault_misal ? addr[misal_lane*32 +: 32] : s3_pc_q;
-          fault_access_o <= s3_fault_misal ? (is_store ? ACC_WRITE : ACC_READ) : ACC_INSTR;
+          fault_va_o <= s3_fault_misal ? maddr[misal_lane*32 +: 32] : s3_pc_q;
+          fault_access_o <= s3_fault_misal ? ((is_store | is_amo) ? ACC_WRITE : ACC_READ) : ACC_INSTR;
           fault_reason_o <= s3_fault_misal ? FAULT_MISALIGNED : FAULT_BAD_COMMAND;
           fault_lane_o <= {{(8-LW){1'b0}}, s3_fault_misal ? misal_lane : s3_l_q};
           fault_warp_o <= {{(8-WW){1'b0}}, s3_w_q};
@@ -724,6 +774,7 @@ module simt_core #(
         wait_mem_q <= {WARPS{1'b0}};
         mem_ready_q <= {WARPS{1'b0}};
           wait_div_q <= {WARPS{1'b0}};
+        cas_half_q <= {WARPS{1'b0}};
         div_hold_q <= 1'b0;
       end
     end

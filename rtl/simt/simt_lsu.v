@@ -20,9 +20,18 @@
 // remembered, with read and write permission apart, and forgotten at each launch. So a store
 // waits for the port to drain only while something in flight touches a page not yet seen.
 //
+// Atomics (RV32A AMOs, Zacas amocas.w): one request per active lane, lowest lane first, never
+// coalesced (two lanes adding to one word are two read-modify-writes), each sent under the store
+// rule (it changes memory) and answered with the old word, which lands in the load buffer like a
+// load's. Lanes in the shared window are done here, one lane in two cycles (read, then write the
+// new word), so they are atomic against every other lane. amocas needs three operands: the
+// execute stage sends it twice, first the compare values (op_cas_first_i: kept in cmp_q, and no
+// other operation is taken until the same warp sends the addresses and new values).
+//
 // The port: a request is held, unchanged, until accepted (the MMU translation port's contract,
-// rtl/tr_port_arb.v); one response per request, in order; op 0 read, 1 write, 2 fetch; 3..7 are
-// kept for atomics (op + a later amo field).
+// rtl/tr_port_arb.v); one response per request, in order; op 0 read, 1 write, 2 fetch, 3 AMO
+// (mem_req_amo_o its funct5, mem_req_cmp_o amocas's compare value; the answer is the old word);
+// 4..7 are free.
 module simt_lsu #(
   parameter integer LANES = 4,               // lanes per warp
   parameter integer WARPS = 4,               // warps
@@ -45,6 +54,9 @@ module simt_lsu #(
   input  wire [LANES*32-1:0]    op_data_i,
   input  wire [2:0]             op_funct3_i,
   input  wire                   op_store_i,
+  input  wire                   op_amo_i,    // an AMO (funct3 is 2, the word)
+  input  wire [4:0]             op_funct5_i, // its funct5
+  input  wire                   op_cas_first_i, // amocas, first pass: op_data_i are the compare values
   input  wire [31:0]            op_pc_i,
   output reg  [WARPS-1:0]       op_done_o,   // pulse per warp: its operation completed
   input  wire [WW-1:0]          ld_warp_i,   // load buffer read (the replaying warp)
@@ -76,6 +88,8 @@ module simt_lsu #(
   output reg  [2:0]             mem_req_op_o,
   output reg  [31:0]            mem_req_wdata_o,
   output reg  [3:0]             mem_req_be_o,
+  output reg  [4:0]             mem_req_amo_o,   // op 3: the AMO's funct5
+  output reg  [31:0]            mem_req_cmp_o,   // op 3, amocas: the compare value
   input  wire                   mem_rsp_valid_i,
   input  wire [31:0]            mem_rsp_data_i,
   input  wire                   mem_rsp_fault_i,
@@ -98,6 +112,12 @@ module simt_lsu #(
   reg [LANES*32-1:0]   addr_q, data_q;
   reg [2:0]            funct3_q;
   reg                  store_q;
+  reg                  amo_q;        // an AMO: one lane per request, changes memory
+  reg [4:0]            f5_q;
+  reg [LANES*32-1:0]   cmp_q;        // amocas: the compare values (first pass)
+  reg                  cas_wait_q;   // amocas: waiting for the second pass of warp cas_warp_q
+  reg [WW-1:0]         cas_warp_q;
+  reg                  sh_amo_ph_q;  // shared AMO: 0 read the word, 1 write the new one
   reg [31:0]           pc_q;
   reg [WARPS-1:0]      issued_q;     // warp's operation fully sent, completion pending
   reg [CW*WARPS-1:0]   wcnt_q;       // per warp: data requests in flight
@@ -109,14 +129,16 @@ module simt_lsu #(
     for (integer l = LANES - 1; l >= 0; l = l - 1)
       if (pend_q[l]) lead = l[LW-1:0];
   end
-  reg [31:0] lead_addr, lead_data;
+  reg [31:0] lead_addr, lead_data, lead_cmp;
   always @(*) begin
     lead_addr = 32'd0;
     lead_data = 32'd0;
+    lead_cmp = 32'd0;
     for (integer l = 0; l < LANES; l = l + 1)
       if (lead == l[LW-1:0]) begin
         lead_addr = addr_q[l*32 +: 32];
         lead_data = data_q[l*32 +: 32];
+        lead_cmp = cmp_q[l*32 +: 32];
       end
   end
   function automatic in_shared(input [31-SH_AW:0] a_hi);
@@ -144,7 +166,7 @@ module simt_lsu #(
     grp_be = 4'd0;
     for (integer l = 0; l < LANES; l = l + 1) begin
       group[l] = pend_q[l] && !in_shared(addr_q[l*32 + SH_AW +: 32 - SH_AW]) &&
-                 (addr_q[l*32 + 2 +: 30] == lead_addr[31:2]);
+                 (addr_q[l*32 + 2 +: 30] == lead_addr[31:2]) && (!amo_q || lead == l[LW-1:0]);
       grp_offs[2*l +: 2] = addr_q[l*32 +: 2];
       l_be = lane_be(funct3_q[1:0], addr_q[l*32 +: 2]);
       l_wd = data_q[l*32 +: 32] << {addr_q[l*32 +: 2], 3'b000};
@@ -166,6 +188,7 @@ module simt_lsu #(
   reg [LW-1:0]        q_lane  [0:MAX_OUT-1];
   reg [31:0]          q_pc    [0:MAX_OUT-1];
   reg                 q_safe  [0:MAX_OUT-1];   // its page already answered this kind of access
+  reg                 q_amo   [0:MAX_OUT-1];   // an AMO: the old word is load data
   reg [CW-1:0]        unsafe_q;                // entries that may still fault
 
   // pages known to answer reads (and fetches) / writes without a fault
@@ -177,7 +200,7 @@ module simt_lsu #(
   always @(*) begin
     push_safe = 1'b0;
     for (integer k = 0; k < KNOWN_PAGES; k = k + 1)
-      if (kp_page_q[k] == push_page && (load_fetch || !store_q ? kp_r_q[k] : kp_w_q[k]))
+      if (kp_page_q[k] == push_page && (load_fetch || !(store_q || amo_q) ? kp_r_q[k] : kp_w_q[k]))
         push_safe = 1'b1;
   end
   reg [QW-1:0]        q_wp_q, q_rp_q;
@@ -189,7 +212,7 @@ module simt_lsu #(
   wire sh_go     = walking && lead_sh;
   wire load_fetch = fetch_valid_i && slot_free && room && !halt_i;
   wire load_data  = walking && !lead_sh && slot_free && room && !load_fetch &&
-                    (!store_q || unsafe_q == {CW{1'b0}});
+                    (!(store_q || amo_q) || unsafe_q == {CW{1'b0}});
   wire push = load_fetch || load_data;
   wire pop  = mem_rsp_valid_i;
 
@@ -201,8 +224,18 @@ module simt_lsu #(
   reg [31:0] sh_rdata_q;
   wire [SH_IW-1:0] sh_idx = lead_addr[SH_IW+1:2];
   wire [3:0]  sh_be = lane_be(funct3_q[1:0], lead_addr[1:0]);
-  wire [31:0] sh_wd = lead_data << {lead_addr[1:0], 3'b000};
-  wire        sh_we = sh_go && store_q;
+  // A shared AMO reads the word in its first cycle and writes the new one in its second.
+  wire        sh_amo_wr = sh_go && amo_q && sh_amo_ph_q;
+  wire [31:0] sh_amo_new;
+  simt_amo_alu u_sh_amo (
+    .funct5_i (f5_q),
+    .old_i    (sh_rdata_q),
+    .src_i    (lead_data),
+    .cmp_i    (lead_cmp),
+    .new_o    (sh_amo_new)
+  );
+  wire [31:0] sh_wd = amo_q ? sh_amo_new : lead_data << {lead_addr[1:0], 3'b000};
+  wire        sh_we = sh_go && (store_q || sh_amo_wr);
   always @(posedge clk_i) begin
     if (sh_we && sh_be[0]) sh_mem[sh_idx][7:0]   <= sh_wd[7:0];
     if (sh_we && sh_be[1]) sh_mem[sh_idx][15:8]  <= sh_wd[15:8];
@@ -266,11 +299,14 @@ module simt_lsu #(
                     !(shr_v_q && shr_warp_q == w[WW-1:0]);
   end
 
-  assign op_ready_o = !busy_q && !halt_i;
+  // While an amocas waits for its second pass, only that pass is taken.
+  assign op_ready_o = !busy_q && !halt_i &&
+                      (!cas_wait_q || (op_warp_i == cas_warp_q && !op_cas_first_i));
   assign quiet_o = (q_cnt_q == {CW{1'b0}}) && !mem_req_valid_o;
   assign idle_o = !busy_q && (q_cnt_q == {CW{1'b0}}) && !shr_v_q && (issued_q == {WARPS{1'b0}});
 
-  wire [LANES-1:0] pend_next = pend_q & ~(sh_go ? ({{(LANES-1){1'b0}}, 1'b1} << lead) : {LANES{1'b0}})
+  wire sh_lane_done = sh_go && (!amo_q || sh_amo_ph_q);
+  wire [LANES-1:0] pend_next = pend_q & ~(sh_lane_done ? ({{(LANES-1){1'b0}}, 1'b1} << lead) : {LANES{1'b0}})
                                       & ~(load_data ? group : {LANES{1'b0}});
 
   always @(posedge clk_i) begin
@@ -279,6 +315,8 @@ module simt_lsu #(
       pend_q <= {LANES{1'b0}};
       issued_q <= {WARPS{1'b0}};
       wcnt_q <= {CW*WARPS{1'b0}};
+      cas_wait_q <= 1'b0;
+      sh_amo_ph_q <= 1'b0;
       q_wp_q <= {QW{1'b0}};
       q_rp_q <= {QW{1'b0}};
       q_cnt_q <= {CW{1'b0}};
@@ -291,6 +329,8 @@ module simt_lsu #(
       op_done_o <= {WARPS{1'b0}};
     end else if (clear_i) begin
       busy_q <= 1'b0;
+      cas_wait_q <= 1'b0;
+      sh_amo_ph_q <= 1'b0;
       pend_q <= {LANES{1'b0}};
       issued_q <= {WARPS{1'b0}};
       wcnt_q <= {CW*WARPS{1'b0}};
@@ -301,7 +341,11 @@ module simt_lsu #(
       op_done_o <= done_now;
       issued_q <= issued_q & ~done_now;
       // accept an operation / walk it
-      if (op_valid_i && op_ready_o) begin
+      if (op_valid_i && op_ready_o && op_cas_first_i) begin
+        cmp_q      <= op_data_i;
+        cas_wait_q <= 1'b1;
+        cas_warp_q <= op_warp_i;
+      end else if (op_valid_i && op_ready_o) begin
         busy_q   <= 1'b1;
         warp_q   <= op_warp_i;
         pend_q   <= op_mask_i;
@@ -309,8 +353,13 @@ module simt_lsu #(
         data_q   <= op_data_i;
         funct3_q <= op_funct3_i;
         store_q  <= op_store_i;
+        amo_q    <= op_amo_i;
+        f5_q     <= op_funct5_i;
         pc_q     <= op_pc_i;
+        cas_wait_q <= 1'b0;
+        sh_amo_ph_q <= 1'b0;
       end else if (busy_q) begin
+        if (sh_go && amo_q) sh_amo_ph_q <= !sh_amo_ph_q;
         pend_q <= pend_next;
         if (pend_next == {LANES{1'b0}} && !halt_i) begin
           busy_q <= 1'b0;
@@ -318,22 +367,29 @@ module simt_lsu #(
         end
       end
       // shared read landing next cycle
-      shr_v_q    <= sh_go && !store_q;
+      shr_v_q    <= sh_go && !store_q && !amo_q;
       shr_warp_q <= warp_q;
       shr_lane_q <= lead;
       shr_off_q  <= lead_addr[1:0];
       for (integer s = 0; s < WARPS*LANES; s = s + 1)
         if (shr_v_q && {shr_warp_q, shr_lane_q} == s[WW+LW-1:0])
           lbuf_q[s*32 +: 32] <= ld_ext_sh;
+      // a shared AMO's old word, as it writes the new one
+      for (integer s = 0; s < WARPS*LANES; s = s + 1)
+        if (sh_amo_wr && {warp_q, lead} == s[WW+LW-1:0])
+          lbuf_q[s*32 +: 32] <= sh_rdata_q;
       // the request slot
       if (mem_req_valid_o && mem_req_ready_i) mem_req_valid_o <= 1'b0;
       if (push) begin
         mem_req_valid_o <= 1'b1;
         mem_req_va_o    <= load_fetch ? fetch_va_i : {lead_addr[31:2], 2'b00};
-        mem_req_op_o    <= load_fetch ? {1'b0, K_FETCH} : {2'b00, store_q};
+        mem_req_op_o    <= load_fetch ? {1'b0, K_FETCH} : amo_q ? 3'd3 : {2'b00, store_q};
+        mem_req_amo_o   <= f5_q;
+        mem_req_cmp_o   <= lead_cmp;
         mem_req_wdata_o <= grp_wdata;
         mem_req_be_o    <= (load_fetch || !store_q) ? 4'hF : grp_be;
-        q_kind[q_wp_q]  <= load_fetch ? K_FETCH : (store_q ? K_WRITE : K_READ);
+        q_kind[q_wp_q]  <= load_fetch ? K_FETCH : ((store_q || amo_q) ? K_WRITE : K_READ);
+        q_amo[q_wp_q]   <= !load_fetch && amo_q;
         q_warp[q_wp_q]  <= load_fetch ? fetch_warp_i : warp_q;
         q_mask[q_wp_q]  <= group;
         q_f3[q_wp_q]    <= funct3_q;
@@ -365,7 +421,7 @@ module simt_lsu #(
       end
       if (pop) begin
         q_rp_q <= (q_rp_q == MAX_OUT[QW-1:0] - 1'b1) ? {QW{1'b0}} : q_rp_q + 1'b1;
-        if (h_kind == K_READ && !mem_rsp_fault_i)
+        if ((h_kind == K_READ || (h_kind == K_WRITE && q_amo[q_rp_q])) && !mem_rsp_fault_i)
           for (integer s = 0; s < WARPS*LANES; s = s + 1)
             if (h_warp == s[WW+LW-1:LW] && q_mask[q_rp_q][s % LANES])
               lbuf_q[s*32 +: 32] <=

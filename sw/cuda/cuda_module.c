@@ -312,11 +312,8 @@ static void trace_kernel_code(const struct CUmod_st *m, const ptx_kernel *k)
 
 /* ------------------------------------------------------------ module code */
 
-static int unit_has_atomics(void)
-{
-    /* The unit traps on AMOs today (docs/cores.md); the branch that adds A reports it here. */
-    return 0;
-}
+/* The unit runs RV32A AMOs and amocas.w (CAPS.SIMT_A, docs/cores.md). */
+static int unit_has_atomics(void) { return (g_info.simt_isa & VMGPU_SIMT_ISA_A) != 0; }
 
 static void code_free(struct CUmod_st *m)
 {

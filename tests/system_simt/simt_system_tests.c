@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "vmgpu/core.h"
 #include "vmgpu/ptx.h"
@@ -239,12 +240,16 @@ static void run_vadd(vmgpu_ctx *c, vmgpu_stream *s, const prog *p, uint32_t n, u
     vmgpu_event *e0, *e1;
     OK(vmgpu_event_create(g_dev, &e0));
     OK(vmgpu_event_create(g_dev, &e1));
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     OK(vmgpu_event_record(e0, s));
     OK(launch(s, p, &args, grid, slots()));
     OK(vmgpu_event_record(e1, s));
     OK(vmgpu_stream_sync(s));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     uint64_t cyc = 0;
     OK(vmgpu_event_elapsed(e0, e1, &cyc));
+    double wall = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     OK(vmgpu_phys_read(g_dev, C.pa, r, bytes));
     unsigned bad = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -255,6 +260,9 @@ static void run_vadd(vmgpu_ctx *c, vmgpu_stream *s, const prog *p, uint32_t n, u
     NOTE("%s: n %u grid %u x %u: %u wrong; %llu cycles (%.2f per element)", what, n, grid,
          slots(), bad, (unsigned long long)cyc, (double)cyc / n);
     printf("%s_cycles %llu\n", what, (unsigned long long)cyc);
+    /* the model's speed while the unit is busy: device cycles over the wall time of the
+     * launch and its sync (the submission and the answer included) */
+    printf("%s_busy_sim_cycles_per_second %.0f\n", what, wall > 0 ? (double)cyc / wall : 0.0);
     OK(vmgpu_event_destroy(e0));
     OK(vmgpu_event_destroy(e1));
     free(a);
@@ -264,7 +272,10 @@ static void run_vadd(vmgpu_ctx *c, vmgpu_stream *s, const prog *p, uint32_t n, u
 
 static void run_reduce(vmgpu_ctx *c, vmgpu_stream *s, const prog *p)
 {
-    const uint32_t block = slots(), blocks = 6, n = block * blocks, spin = 6;
+    /* the kernel's part[]: 256 ints in kernels/reduce.c, 64 in NVRTC's reduce.cu */
+    const uint32_t cap = p->k ? 64 : 256;
+    const uint32_t block = slots() < cap ? slots() : cap, blocks = 6, n = block * blocks;
+    const uint32_t spin = 96 / block ? 96 / block : 1;  /* the last writer ~96 iterations late */
     buf IN = dev_buf(c, 4 * n, VMGPU_MAP_READ), OUT = dev_buf(c, 4 * blocks, VMGPU_MAP_READ | VMGPU_MAP_WRITE);
     uint32_t *in = malloc(4 * n), out[64];
     srand(3);
@@ -477,6 +488,195 @@ static void t_write_denied(void)
     vmgpu_dev_close(g_dev);
 }
 
+/* kernels/atomics.c: every thread of `blocks` blocks on the same words (amoadd tickets, the
+ * other AMOs, a shared-memory counter, an amocas loop). Buffers in device memory except `words`,
+ * mapped with wflags at wva (0: a fresh read-write buffer). Returns the launch's status. */
+typedef struct atom_bufs { buf cnt, tick, words, swp; uint32_t threads, total; } atom_bufs;
+static int run_atomics(vmgpu_ctx *c, vmgpu_stream *s, const prog *p, uint32_t blocks, uint32_t iters,
+                       uint32_t words_va, atom_bufs *ab)
+{
+    ab->threads = blocks * slots();
+    ab->total = ab->threads * iters;
+    ab->cnt = dev_buf(c, 4, VMGPU_MAP_READ | VMGPU_MAP_WRITE);
+    ab->tick = dev_buf(c, 4 * ab->total, VMGPU_MAP_READ | VMGPU_MAP_WRITE);
+    ab->words = dev_buf(c, 64, VMGPU_MAP_READ | VMGPU_MAP_WRITE);
+    ab->swp = dev_buf(c, 4 * ab->threads, VMGPU_MAP_READ | VMGPU_MAP_WRITE);
+    uint32_t *t = malloc(4 * ab->total);
+    for (uint32_t i = 0; i < ab->total; i++) t[i] = 0xFFFFFFFFu;
+    put_words(&ab->tick, 0, t, ab->total);
+    free(t);
+    uint32_t z = 0;
+    put_words(&ab->cnt, 0, &z, 1);
+    const uint32_t init[16] = {0, 0, 0xFFFFFFFFu, 0x80000000u, 0x7FFFFFFFu, 0, 0xFFFFFFFFu};
+    put_words(&ab->words, 0, init, 16);
+    uint32_t v[5] = {ab->cnt.va, ab->tick.va, words_va ? words_va : ab->words.va, ab->swp.va, iters};
+    buf args = args_block(c, p, v, 5);
+    OK(launch(s, p, &args, blocks, slots()));
+    return vmgpu_stream_sync(s);
+}
+
+static void check_atomics(const atom_bufs *ab)
+{
+    uint32_t cnt = 0, w[16];
+    OK(vmgpu_phys_read(g_dev, ab->cnt.pa, &cnt, 4));
+    OK(vmgpu_phys_read(g_dev, ab->words.pa, w, 64));
+    CHECK(cnt == ab->total);
+    uint32_t *t = malloc(4 * ab->total), *per = calloc(ab->threads, 4);
+    OK(vmgpu_phys_read(g_dev, ab->tick.pa, t, 4 * ab->total));
+    unsigned bad = 0;
+    for (uint32_t i = 0; i < ab->total; i++) {
+        if (t[i] < ab->threads) per[t[i]]++;
+        else bad++;
+    }
+    for (uint32_t g = 0; g < ab->threads; g++) bad += per[g] != ab->total / ab->threads;
+    CHECK(bad == 0);
+    uint32_t x = 0, o = 0, a = 0xFFFFFFFFu, uM = 0, um = 0xFFFFFFFFu;
+    int32_t sM = INT32_MIN, sm = INT32_MAX;
+    for (uint32_t g = 0; g < ab->threads; g++) {
+        uint32_t h = g * 2654435761u;
+        x ^= h;
+        o |= 1u << (g & 31);
+        a &= ~(1u << (g & 31));
+        if ((int32_t)h > sM) sM = (int32_t)h;
+        if ((int32_t)h < sm) sm = (int32_t)h;
+        if (h > uM) uM = h;
+        if (h < um) um = h;
+    }
+    CHECK(w[0] == x && w[1] == o && w[2] == a && w[3] == (uint32_t)sM && w[4] == (uint32_t)sm &&
+          w[5] == uM && w[6] == um);
+    CHECK(w[7] >= 1 && w[7] <= ab->threads);
+    CHECK(w[8] == ab->total);  /* the blocks' shared-memory counters */
+    CHECK(w[9] == ab->total);  /* the amocas loop */
+    NOTE("atomics: %u threads x %u amoadd on one word: counter %u, %u ticket errors; xor/or/and/"
+         "min/max[u] %s; shared counters %u; amocas counter %u", ab->threads,
+         ab->total / ab->threads, cnt, bad,
+         (w[0] == x && w[1] == o && w[2] == a && w[3] == (uint32_t)sM) ? "right" : "WRONG", w[8], w[9]);
+    free(t);
+    free(per);
+}
+
+/* Atomics through the MMU: clang's atomics.c (all lanes, warps and blocks on one word) while
+ * context B's DMA copies on ring 1, then NVRTC's histogram PTX checked against the same
+ * computation done here. */
+static void t_atomics(void)
+{
+    open_dev();
+    vmgpu_ctx *c, *cb;
+    vmgpu_stream *s, *sb;
+    OK(vmgpu_ctx_create(g_dev, 0, &c));
+    OK(vmgpu_ctx_create(g_dev, 1, &cb));
+    OK(vmgpu_stream_create(c, 0, &s));
+    OK(vmgpu_stream_create(cb, 1, &sb));
+    /* B: DMA copies on the other ring at the same time (other masters on the fabric) */
+    buf X = dev_buf(cb, GRAN, VMGPU_MAP_READ | VMGPU_MAP_WRITE), Y = dev_buf(cb, GRAN, VMGPU_MAP_READ | VMGPU_MAP_WRITE);
+    for (int k = 0; k < 4; k++) OK(vmgpu_cmd_copy(sb, Y.va, X.va, GRAN));
+    uint32_t fb = 0;
+    OK(vmgpu_stream_submit(sb, &fb));
+    prog p = load_elf(c, "atomics.elf");
+    atom_bufs ab;
+    OK(run_atomics(c, s, &p, 3, 5, 0, &ab));
+    check_atomics(&ab);
+    OK(vmgpu_stream_sync(sb));
+    prog_free(&p);
+
+    p = load_ptx(c, "atomics.ptx");
+    const uint32_t n = 2 * slots() - 3;
+    buf IN = dev_buf(c, 4 * n, VMGPU_MAP_READ), BINS = dev_buf(c, 128, VMGPU_MAP_READ | VMGPU_MAP_WRITE),
+        TOP = dev_buf(c, 4, VMGPU_MAP_READ | VMGPU_MAP_WRITE);
+    uint32_t *in = malloc(4 * n), bins[32] = {0}, top = 0, want[16] = {0}, wtop = 0, wmin = 0xFFFFFFFFu;
+    for (uint32_t i = 0; i < n; i++) {
+        in[i] = (i * 7919u + 13u) % 1000u;
+        want[in[i] & 15]++;
+        if (in[i] > wtop) wtop = in[i];
+        if (in[i] < wmin) wmin = in[i];
+    }
+    put_words(&IN, 0, in, n);
+    bins[18] = 0xFFFFFFFFu;
+    put_words(&BINS, 0, bins, 32);
+    put_words(&TOP, 0, &top, 1);
+    uint32_t v[4] = {IN.va, BINS.va, TOP.va, n};
+    buf args = args_block(c, &p, v, 4);
+    OK(launch(s, &p, &args, 2, slots()));
+    OK(vmgpu_stream_sync(s));
+    OK(vmgpu_phys_read(g_dev, BINS.pa, bins, 128));
+    OK(vmgpu_phys_read(g_dev, TOP.pa, &top, 4));
+    unsigned bad = 0;
+    for (int k = 0; k < 16; k++) bad += bins[k] != want[k];
+    CHECK(bad == 0);
+    CHECK(top == wtop && bins[18] == wmin && bins[16] > 0 && bins[16] < n);
+    NOTE("PTX histogram of %u values: %u wrong bins, max %u (want %u), min %u (want %u)", n, bad,
+         top, wtop, bins[18], wmin);
+    free(in);
+    prog_free(&p);
+    vmgpu_dev_close(g_dev);
+}
+
+/* AMOs that must be refused: `words` mapped read-only faults WRITE_DENIED like a store (access
+ * write, the PC an AMO, nothing changed on that page), and `words` in host memory (host
+ * aperture) faults HOST_ATOMIC. */
+static void t_atomics_denied(void)
+{
+    open_dev();
+    for (int host = 0; host < 2; host++) {
+        vmgpu_ctx *c;
+        vmgpu_stream *s;
+        OK(vmgpu_ctx_create(g_dev, 0, &c));
+        OK(vmgpu_stream_create(c, 0, &s));
+        prog p = load_elf(c, "atomics.elf");
+        uint32_t *hw = NULL, wva = 0, hpa = 0, init[16];
+        buf RO = {0, 0, 0};
+        for (int k = 0; k < 16; k++) init[k] = 0x1000u + (uint32_t)k;
+        if (host) {
+            if (posix_memalign((void **)&hw, PAGE, GRAN)) exit(1);
+            memset(hw, 0, GRAN);
+            memcpy(hw, init, sizeof init);
+            OK(vmgpu_host_register(g_dev, hw, GRAN, &hpa));
+            OK(vmgpu_va_reserve(c, GRAN, 0, 0, &wva));
+            OK(vmgpu_map(c, wva, hpa, GRAN, VMGPU_MAP_READ | VMGPU_MAP_WRITE | VMGPU_MAP_HOST));
+        } else {
+            RO = dev_buf(c, 64, VMGPU_MAP_READ);
+            put_words(&RO, 0, init, 16);
+            wva = RO.va;
+        }
+        atom_bufs ab;
+        CHECK_RC(run_atomics(c, s, &p, 2, 2, wva, &ab), VMGPU_ERR_FAULT);
+        char msg[256] = "";
+        CHECK_RC(vmgpu_ctx_status(c, msg, sizeof msg), VMGPU_ERR_CTX_FAULTED);
+        NOTE("%s", msg);
+        const char *why = host ? "HOST_ATOMIC on write of VA " : "WRITE_DENIED on write of VA ";
+        uint32_t fva = 0, pc = 0;
+        const char *q = strstr(msg, why);
+        CHECK(q && sscanf(q + strlen(why), "0x%x", &fva) == 1);
+        CHECK(fva == wva);  /* the first AMO on that page: words[0] */
+        CHECK(strstr(msg, "SIMT write by lane") != NULL);
+        q = strstr(msg, "at PC ");
+        CHECK(q && sscanf(q, "at PC 0x%x", &pc) == 1);
+        CHECK(pc >= p.text_va && pc + 4 <= p.text_va + p.text_bytes);
+        if (pc >= p.text_va && pc + 4 <= p.text_va + p.text_bytes) {
+            uint32_t inst;
+            memcpy(&inst, p.image + p.text_off + (pc - p.text_va), 4);
+            CHECK((inst & 0x7F) == 0x2F);  /* an AMO */
+        }
+        uint32_t now[16];
+        if (host) memcpy(now, hw, sizeof now);
+        else OK(vmgpu_phys_read(g_dev, RO.pa, now, sizeof now));
+        CHECK(memcmp(now, init, sizeof init) == 0);
+        uint32_t cnt = 0;
+        OK(vmgpu_phys_read(g_dev, ab.cnt.pa, &cnt, 4));
+        CHECK(cnt <= ab.total);  /* the amoadds before it on a writable page ran */
+        NOTE("%s: AMO refused with %s, the page unchanged, %u amoadds before it", host ? "host page" : "read-only page",
+             host ? "HOST_ATOMIC" : "WRITE_DENIED", cnt);
+        prog_free(&p);
+        if (host) {
+            OK(vmgpu_ctx_clear_fault(c));
+            OK(vmgpu_unmap(c, wva, GRAN));
+            OK(vmgpu_host_unregister(g_dev, hw));
+            free(hw);
+        }
+    }
+    vmgpu_dev_close(g_dev);
+}
+
 /* A grid-stride store past the end of a mapping (oob.c) in context A while context B runs
  * vadd on the other ring: A's launch stops with a precise fault naming ASID, VA, lane, warp and
  * PC; B's results are right; A is sticky-faulted, B is not; A recovers after clear_fault and the
@@ -657,7 +857,7 @@ static void t_bad_command(void)
     vmgpu_hal *hal = vmgpu_dev_hal(g_dev);
     struct { uint32_t w[9]; const char *what; } cmds[] = {
         {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 12), 0x10000, 0, 0, 1, 1, 1 | 1 << 10 | 1 << 20, 0, 0x40000}, "grid x 0"},
-        {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 12), 0x10000, 0, 1, 1, 1, 17 | 1 << 10 | 1 << 20, 0, 0x40000}, "17 threads"},
+        {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 12), 0x10000, 0, 1, 1, 1, (slots() + 1) | 1 << 10 | 1 << 20, 0, 0x40000}, "one thread more than the unit has"},
         {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 12), 0x10000, 0, 1, 1, 1, 1 | 1 << 10 | 1u << 30, 0, 0x40000}, "block bit 30"},
         {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 12), 0x10000, 0, 1, 1, 1, 1 | 1 << 10 | 1 << 20, 1 << 20, 0x40000}, "shared 1 MiB"},
         {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 0x20), 0x10000, 0, 1, 1, 1, 1 | 1 << 10 | 1 << 20, 0, 0x40000}, "flags bit 5"},
@@ -706,6 +906,7 @@ int main(int argc, char **argv)
     static const struct { const char *name; void (*fn)(void); } cases[] = {
         {"vadd_clang", t_vadd_clang}, {"vadd_host", t_vadd_host}, {"write_denied", t_write_denied}, {"reduce_clang", t_reduce_clang},
         {"collatz_clang", t_collatz_clang}, {"ptx", t_ptx}, {"fault", t_fault},
+        {"atomics", t_atomics}, {"atomics_denied", t_atomics_denied},
         {"bad_arguments", t_bad_arguments}, {"bad_command", t_bad_command}, {"decode", t_decode},
     };
     if (argc < 4) {

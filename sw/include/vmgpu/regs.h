@@ -21,6 +21,8 @@
 #define VMGPU_REG_CAPS_EXT_MEM_MASK 0x02000000u
 #define VMGPU_REG_CAPS_SIMT_LSB 26u
 #define VMGPU_REG_CAPS_SIMT_MASK 0x04000000u
+#define VMGPU_REG_CAPS_SIMT_A_LSB 27u
+#define VMGPU_REG_CAPS_SIMT_A_MASK 0x08000000u
 #define VMGPU_REG_MEM_SIZE 0x00Cu /* ro: Device memory size in bytes. */
 #define VMGPU_REG_CYCLE_LO 0x010u /* ro: Cycle counter, low word. Reading it latches the high word into CYCLE_HI. */
 #define VMGPU_REG_CYCLE_HI 0x014u /* ro: Cycle counter, high word as latched by the last CYCLE_LO read. */
@@ -160,8 +162,9 @@ static const char *const vmgpu_op_names[] = {"NOP", "BIND_CTX", "FENCE", "PTE_FI
 #define VMGPU_FAULT_BAD_COMMAND 6u /* Unknown opcode, wrong payload length, bad flags, or a command running past TAIL. */
 #define VMGPU_FAULT_MISALIGNED 7u /* A kernel argument or physical operand that must be word aligned is not. */
 #define VMGPU_FAULT_NO_CONTEXT 8u /* A translated access before any BIND_CTX on this ring. */
-#define VMGPU_FAULT_COUNT 9u
-static const char *const vmgpu_fault_names[] = {"NONE", "PDE_INVALID", "PTE_INVALID", "READ_DENIED", "WRITE_DENIED", "PHYS_RANGE", "BAD_COMMAND", "MISALIGNED", "NO_CONTEXT"};
+#define VMGPU_FAULT_HOST_ATOMIC 9u /* A SIMT atomic (AMO) on a page with the host aperture: the device cannot make a read-modify-write atomic against the host's own CPU, so it refuses it (nothing is written). */
+#define VMGPU_FAULT_COUNT 10u
+static const char *const vmgpu_fault_names[] = {"NONE", "PDE_INVALID", "PTE_INVALID", "READ_DENIED", "WRITE_DENIED", "PHYS_RANGE", "BAD_COMMAND", "MISALIGNED", "NO_CONTEXT", "HOST_ATOMIC"};
 
 /* KERNEL: Built-in kernels of the compute engine (int32, wrapping arithmetic). Arguments: dst, a, b, n, scalar. */
 #define VMGPU_KERNEL_FILL 0u /* dst[i] = scalar */
@@ -175,7 +178,7 @@ static const char *const vmgpu_kernel_names[] = {"FILL", "COPY", "ADD", "SCALE",
 
 /* SIMT_ACCESS: Access of a SIMT fault (RING_FAULT_THREAD.ACCESS). */
 #define VMGPU_SIMT_ACCESS_READ 0u /* A load. */
-#define VMGPU_SIMT_ACCESS_WRITE 1u /* A store. */
+#define VMGPU_SIMT_ACCESS_WRITE 1u /* A store or an atomic (AMO: it needs write permission). */
 #define VMGPU_SIMT_ACCESS_FETCH 2u /* An instruction fetch (FAULT_VA is the PC). */
 #define VMGPU_SIMT_ACCESS_INSTR 3u /* The instruction itself (illegal) or the launch (bad dimensions). */
 

@@ -1,5 +1,5 @@
-// Global atomics: a histogram and a running maximum. The unit has no A extension yet, so the
-// translator marks this kernel "needs atomics" and the unit stops at the first AMO.
+// Global atomics: a histogram and a running maximum. The translator marks this kernel "needs
+// atomics" and emits RV32A AMOs (amocas.w for atomicCAS), which the unit executes.
 extern "C" __global__ void histo(const unsigned *in, unsigned *bins, unsigned *top, unsigned n) {
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;

@@ -243,7 +243,9 @@ int vmgpu_cmd_launch(vmgpu_stream *s, unsigned kernel, uint32_t dst_va, uint32_t
  * shared_bytes above simt_shared_bytes. A faulting access stops the grid: the wait's error (and
  * vmgpu_ctx_status) names the VA, ASID, lane, warp and PC.
  */
-#define VMGPU_SIMT_STACK_BYTES 4096u
+/* 1 KiB per thread: the simulated device's unit holds 256 threads, so a context's stack area
+ * is 256 KiB (it was 4 KiB per thread for a 16-thread unit: 1 MiB at 256 threads). */
+#define VMGPU_SIMT_STACK_BYTES 1024u
 int vmgpu_cmd_launch_prog(vmgpu_stream *s, uint32_t code_va, uint32_t args_va,
                           const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes);
 /* Graphics engine (CAPS.GFX). Pixels are 32-bit words (RGBA8, R in byte 0); every VA and

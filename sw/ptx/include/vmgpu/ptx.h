@@ -39,8 +39,8 @@ typedef struct ptx_param {
 } ptx_param;
 
 enum {
-  PTX_KERNEL_NEEDS_ATOMICS = 1u << 0,  // uses atom/red: emitted as RV32A/Zacas AMOs, which the
-                                       // unit traps on today (illegal instruction fault)
+  PTX_KERNEL_NEEDS_ATOMICS = 1u << 0,  // uses atom/red: emitted as RV32A/Zacas AMOs (the unit
+                                       // has them; host-aperture pages fault HOST_ATOMIC)
   PTX_KERNEL_DYNAMIC_SHARED = 1u << 1, // declares .extern .shared (bytes after shared_bytes)
 };
 

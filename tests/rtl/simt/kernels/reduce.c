@@ -3,7 +3,7 @@
 // only the barrier keeps the readers from reading too early.
 #include "simt.h"
 struct args { const int *in; int *out; unsigned spin; };
-static SIMT_SHARED int part[64];
+static SIMT_SHARED int part[256];  // blocks of up to 256 threads
 void kernel_main(const struct args *p) {
   unsigned t = tid_x(), n = ntid_x();
   int v = p->in[ctaid_x() * n + t];
