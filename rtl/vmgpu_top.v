@@ -19,7 +19,8 @@ module vmgpu_top #(
   parameter integer SIMT_LANES  = 0,         // lanes per warp of the SIMT compute unit (rtl/simt); 0: no
                                              // unit (CAPS.SIMT reads 0, LAUNCH_PROG is BAD_COMMAND)
   parameter integer SIMT_WARPS  = 4,         // its warps (a block has at most SIMT_LANES x SIMT_WARPS threads)
-  parameter integer SIMT_SHARED_BYTES = 4096 // its shared memory (block RAM, a power of two)
+  parameter integer SIMT_SHARED_BYTES = 4096, // its shared memory (block RAM, a power of two)
+  parameter integer SIMT_F      = 1          // 1: the unit has the F extension (rtl/simt/simt_fpu.v)
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -488,7 +489,8 @@ module vmgpu_top #(
         .LANES        (SIMT_LANES),
         .WARPS        (SIMT_WARPS),
         .SHARED_BYTES (SIMT_SHARED_BYTES),
-        .SHARED_BASE  (SIMT_SHARED_BASE)
+        .SHARED_BASE  (SIMT_SHARED_BASE),
+        .F_EXT        (SIMT_F)
       ) u_simt (
         .clk_i              (unit_clk),
         .rst_ni             (rst_ni),

@@ -25,7 +25,8 @@ module simt_core #(
   parameter integer SHARED_BYTES = 4096,           // shared memory in block RAM (power of two)
   parameter [31:0]  SHARED_BASE = 32'hFF00_0000,   // its VA window, aligned to SHARED_BYTES
   parameter integer ICACHE_WORDS = 256,            // direct-mapped instruction cache words
-  parameter integer MAX_OUT = 8                    // memory port requests in flight
+  parameter integer MAX_OUT = 8,                   // memory port requests in flight
+  parameter integer F_EXT = 1                      // 1: the F extension (simt_fpu per lane)
 ) (
   input  wire                 clk_i,
   input  wire                 rst_ni,
@@ -84,6 +85,10 @@ module simt_core #(
                     CSR_LANE = 12'hCCC, CSR_WARP = 12'hCCD, CSR_ARGS = 12'hCCE,
                     CSR_STACK = 12'hCCF, CSR_SHARED_BASE = 12'hCD0, CSR_SHARED_SIZE = 12'hCD1,
                     CSR_TID_LINEAR = 12'hCD2, CSR_CYCLE = 12'hC00, CSR_BARRIER = 12'h800;
+  // F: fflags (reads 0: flags are not recorded), frm, fcsr (frm in [7:5]), and the custom
+  // fnan (bit 0: NVIDIA's NaN conventions, simt_fpu), all per thread
+  localparam [11:0] CSR_FFLAGS = 12'h001, CSR_FRM = 12'h002, CSR_FCSR = 12'h003,
+                    CSR_FNAN = 12'h801;
 
   localparam [1:0] ACC_READ = 2'd0, ACC_WRITE = 2'd1, ACC_FETCH = 2'd2, ACC_INSTR = 2'd3;
 
@@ -109,7 +114,9 @@ module simt_core #(
   reg [SLOTS-1:0]    live_q;         // thread has not ended
   reg [SLOTS-1:0]    parked_q;       // thread waits at the block barrier
   reg [WARPS-1:0]    inflight_q, wait_fetch_q, fetch_sent_q, wait_mem_q, mem_ready_q,
-                     wait_div_q;
+                     wait_div_q, wait_fpu_q, fpu_ready_q;
+  reg [SLOTS*3-1:0]  frm_q;          // F: rounding mode per thread
+  reg [SLOTS-1:0]    fnan_q;         // F: NVIDIA's NaN conventions per thread
   reg [LW*WARPS-1:0] fetch_lane_q;   // lane named if the warp's fetch faults
   reg [WW-1:0]       rr_q;
 
@@ -129,7 +136,7 @@ module simt_core #(
   // ---------------------------------------------------------------- S0: schedule
   wire running = (phase_q == PH_RUN) && !halt_q;
   wire [WARPS-1:0] ready = warp_avail & ~inflight_q & ~wait_fetch_q & ~wait_mem_q &
-                           ~wait_div_q & {WARPS{running}};
+                           ~wait_div_q & ~wait_fpu_q & {WARPS{running}};
   reg          sel_v;
   reg [WW-1:0] sel_w;
   reg [WW-1:0] cand;
@@ -246,17 +253,53 @@ module simt_core #(
   wire is_ecall  = is_system && (inst[31:7] == 25'd0);
   wire is_csr    = is_system && (funct3 != 3'd0) && (funct3 != 3'd4);
   wire is_bar    = is_csr && (csr == CSR_BARRIER);
+  wire csr_f = (F_EXT != 0) &&
+               ((csr == CSR_FFLAGS) || (csr == CSR_FRM) || (csr == CSR_FCSR) || (csr == CSR_FNAN));
   wire csr_known = (csr[11:4] == 8'hCC) || (csr[11:4] == 8'hCD && csr[3:0] <= 4'h2) ||
-                   (csr == CSR_CYCLE) || (csr == CSR_BARRIER);
+                   (csr == CSR_CYCLE) || (csr == CSR_BARRIER) || csr_f;
+
+  // F (with F_EXT): flw/fsw go to the memory unit; everything else to simt_fpu, whose result
+  // comes back like a quotient (the warp waits, then the instruction is issued again and
+  // writes it). fdiv.s and fsqrt.s are not built: illegal instructions.
+  wire [4:0] rs2f = inst[24:20];
+  wire       rm_ok = (funct3 <= 3'd4) || (funct3 == 3'd7);
+  wire is_flw    = (F_EXT != 0) && (opcode == 7'b0000111) && (funct3 == 3'd2);
+  wire is_fsw    = (F_EXT != 0) && (opcode == 7'b0100111) && (funct3 == 3'd2);
+  wire is_fma4   = (opcode[6:4] == 3'b100) && (opcode[1:0] == 2'b11) && (inst[26:25] == 2'b00) &&
+                   rm_ok;
+  reg  is_opfp;
+  always @(*) begin
+    is_opfp = 1'b0;
+    if (opcode == 7'b1010011)
+      case (funct7)
+        7'h00, 7'h04, 7'h08: is_opfp = rm_ok;                                // fadd fsub fmul
+        7'h10, 7'h50:        is_opfp = (funct3 <= 3'd2);                     // fsgnj*, feq/flt/fle
+        7'h14:               is_opfp = (funct3 <= 3'd1);                     // fmin fmax
+        7'h60, 7'h68:        is_opfp = (rs2f <= 5'd1) && rm_ok;              // fcvt.w[u].s, .s.w[u]
+        7'h70:               is_opfp = (rs2f == 5'd0) && (funct3 <= 3'd1);   // fmv.x.w fclass
+        7'h78:               is_opfp = (rs2f == 5'd0) && (funct3 == 3'd0);   // fmv.w.x
+        default:             is_opfp = 1'b0;
+      endcase
+  end
+  wire is_fpu    = (F_EXT != 0) && (is_fma4 || is_opfp);
+  wire fpu_int   = (opcode == 7'b1010011) &&                                  // result in x[rd]
+                   ((funct7 == 7'h50) || (funct7 == 7'h60) || (funct7 == 7'h70));
+  wire writes_frd = is_flw || (is_fpu && !fpu_int);
+
   wire legal = is_lui | is_auipc | (opcode == 7'b1101111) | is_jalr | is_branch | is_load |
-               is_store | is_opimm | is_op | is_fence | is_ecall | (is_csr & csr_known);
-  wire writes_rd = (is_lui | is_auipc | is_jal | is_jalr | is_load | is_opimm | is_op | is_csr) &&
-                   (rd != 5'd0);
+               is_store | is_opimm | is_op | is_fence | is_ecall | (is_csr & csr_known) |
+               is_flw | is_fsw | is_fpu;
+  wire writes_rd = (is_lui | is_auipc | is_jal | is_jalr | is_load | is_opimm | is_op | is_csr |
+                    (is_fpu & fpu_int)) && (rd != 5'd0);
 
   // ---------------------------------------------------------------- S3: lanes
   wire [LANES*32-1:0] rs1_v, rs2_v, alu_res, next_pc, addr, div_res, csr_v;
   wire [LANES-1:0]    div_done;
   wire [LANES*32-1:0] ld_data;
+  wire [LANES*32-1:0] frs2_v, fpu_res;
+  reg                 fpu_start;   // S3 hands its F operation to the lanes' simt_fpu
+  reg                 fpu_v_q;     // the simt_fpu result of warp fpu_w_q is there this cycle
+  reg [WW-1:0]        fpu_w_q;
   wire [LANES-1:0]    rf_we;
   wire [31:0]         rf_wdata [0:LANES-1];
   reg                 commit;      // S3 retires its instruction
@@ -268,6 +311,7 @@ module simt_core #(
   wire [WW+4:0] raddr1 = {s2_w_q, inst2[19:15]};
   wire [WW+4:0] raddr2 = {s2_w_q, inst2[24:20]};
   wire [WW+4:0] waddr  = {s3_w_q, rd};
+  wire [WW+4:0] raddr3 = {s2_w_q, inst2[31:27]};
 
   genvar gl;
   generate
@@ -332,21 +376,89 @@ module simt_core #(
           CSR_SHARED_SIZE: cv = SHARED_BYTES;
           CSR_TID_LINEAR:  cv = {{(32-SW){1'b0}}, slot};
           CSR_CYCLE:       cv = cycle_q;
-          default:         cv = 32'd0;
+          CSR_FRM:         cv = {29'd0, frm_q[slot*3 +: 3]};
+          CSR_FCSR:        cv = {24'd0, frm_q[slot*3 +: 3], 5'd0};
+          CSR_FNAN:        cv = {31'd0, fnan_q[slot]};
+          default:         cv = 32'd0;    // and CSR_FFLAGS
         endcase
       end
       assign csr_v[gl*32 +: 32] = cv;
 
       assign rf_wdata[gl] = is_load ? ld_data[gl*32 +: 32] :
                             is_div  ? div_res[gl*32 +: 32] :
+                            is_fpu  ? fpu_res[gl*32 +: 32] :
                             is_csr  ? csr_v[gl*32 +: 32] : alu_res[gl*32 +: 32];
       assign rf_we[gl] = commit && s3_m_q[gl] && writes_rd;
+
+      // F: registers f0..f31 per warp (rs1, rs2 in one simt_regfile, rs3 in a second), the
+      // lane's simt_fpu, and its results held per warp until the warp is issued again
+      if (F_EXT != 0) begin : g_f
+        wire [31:0] fr1, fr2, fr3, fr3_unused, fout;
+        wire        fwe = commit && s3_m_q[gl] && writes_frd;
+        wire [31:0] fwdata = is_flw ? ld_data[gl*32 +: 32] : fpu_res[gl*32 +: 32];
+        simt_regfile #(.WARPS(WARPS)) u_frf (
+          .clk_i    (clk_i),
+          .raddr1_i (raddr1),
+          .raddr2_i (raddr2),
+          .rdata1_o (fr1),
+          .rdata2_o (fr2),
+          .we_i     (fwe),
+          .waddr_i  (waddr),
+          .wdata_i  (fwdata)
+        );
+        simt_regfile #(.WARPS(WARPS)) u_frf3 (
+          .clk_i    (clk_i),
+          .raddr1_i (raddr3),
+          .raddr2_i (raddr3),
+          .rdata1_o (fr3),
+          .rdata2_o (fr3_unused),
+          .we_i     (fwe),
+          .waddr_i  (waddr),
+          .wdata_i  (fwdata)
+        );
+        wire [2:0] frm_t = frm_q[slot*3 +: 3];
+        simt_fpu u_fpu (
+          .clk_i    (clk_i),
+          .en_i     (fpu_start),
+          .inst_i   (inst),
+          .rm_i     ((funct3 == 3'd7) ? frm_t : funct3),
+          .nvnan_i  (fnan_q[slot]),
+          .a_i      (fr1),
+          .b_i      (fr2),
+          .c_i      (fr3),
+          .x_i      (rs1_v[gl*32 +: 32]),
+          .result_o (fout)
+        );
+        reg [31:0] fres_q [0:WARPS-1];
+        always @(posedge clk_i)
+          if (fpu_v_q) fres_q[fpu_w_q] <= fout;
+        assign fpu_res[gl*32 +: 32] = fres_q[s3_w_q];
+        assign frs2_v[gl*32 +: 32] = fr2;
+        wire unused_f = &{1'b0, fr3_unused};
+      end else begin : g_nof
+        assign fpu_res[gl*32 +: 32] = 32'd0;
+        assign frs2_v[gl*32 +: 32] = 32'd0;
+        wire unused_nof = &{1'b0, writes_frd, raddr3};
+      end
+    end
+  endgenerate
+
+  // A CSR instruction's new value per lane (only the F CSRs keep it): csrrw/s/c, register or
+  // immediate source, applied to the value read.
+  wire [LANES*32-1:0] csr_new;
+  generate
+    for (gl = 0; gl < LANES; gl = gl + 1) begin : g_csrw
+      wire [31:0] src = funct3[2] ? {27'd0, inst[19:15]} : rs1_v[gl*32 +: 32];
+      wire [31:0] old = csr_v[gl*32 +: 32];
+      assign csr_new[gl*32 +: 32] = (funct3[1:0] == 2'd1) ? src :
+                                    (funct3[1:0] == 2'd2) ? (old | src) : (old & ~src);
     end
   endgenerate
 
   // ---------------------------------------------------------------- S3: what happens
   wire s3_go = s3_v_q && !halt_q;
   wire mem_replay = mem_ready_q[s3_w_q];
+  wire fpu_replay = fpu_ready_q[s3_w_q];
   wire div_replay = div_hold_q && (div_warp_q == s3_w_q);
 
   // alignment of every active lane's access; the lowest misaligned lane is reported
@@ -365,7 +477,7 @@ module simt_core #(
 
   wire lsu_ready;
   wire launch = (phase_q == PH_IDLE) && start_i;
-  wire is_mem = is_load | is_store;
+  wire is_mem = is_load | is_store | is_flw | is_fsw;
   wire lsu_op_valid = s3_go && legal && is_mem && !mem_replay && !misal_any;
   wire s3_fault_illegal = s3_go && !legal;
   wire s3_fault_misal = s3_go && legal && is_mem && !mem_replay && misal_any;
@@ -373,9 +485,13 @@ module simt_core #(
   always @(*) begin
     commit = 1'b0;
     div_start = 1'b0;
+    fpu_start = 1'b0;
     if (s3_go && legal) begin
       if (is_mem)      commit = mem_replay;
-      else if (is_div) begin
+      else if (is_fpu) begin
+        commit = fpu_replay;
+        fpu_start = !fpu_replay;
+      end else if (is_div) begin
         commit = div_replay;
         div_start = !div_run_q && !div_hold_q;
       end else         commit = 1'b1;
@@ -430,9 +546,9 @@ module simt_core #(
     .op_warp_i       (s3_w_q),
     .op_mask_i       (s3_m_q),
     .op_addr_i       (addr),
-    .op_data_i       (rs2_v),
+    .op_data_i       (is_fsw ? frs2_v : rs2_v),
     .op_funct3_i     (funct3),
-    .op_store_i      (is_store),
+    .op_store_i      (is_store | is_fsw),
     .op_pc_i         (s3_pc_q),
     .op_done_o       (lsu_done),
     .ld_warp_i       (s3_w_q),
@@ -482,7 +598,7 @@ module simt_core #(
   wire last_block = (bid_x_q == grid_x_q - 16'd1) && (bid_y_q == grid_y_q - 16'd1) &&
                     (bid_z_q == grid_z_q - 16'd1);
   // after a fault: the pipeline empty and every request the port took answered
-  wire drained = !s1_v_q && !s2_v_q && !s3_v_q && lsu_quiet;
+  wire drained = !s1_v_q && !s2_v_q && !s3_v_q && lsu_quiet && !fpu_v_q;
   assign busy_o = (phase_q != PH_IDLE);
 
   reg [LANES-1:0] popc_src;
@@ -511,6 +627,9 @@ module simt_core #(
       wait_mem_q <= {WARPS{1'b0}};
       mem_ready_q <= {WARPS{1'b0}};
       wait_div_q <= {WARPS{1'b0}};
+      wait_fpu_q <= {WARPS{1'b0}};
+      fpu_ready_q <= {WARPS{1'b0}};
+      fpu_v_q <= 1'b0;
       div_run_q <= 1'b0;
       div_hold_q <= 1'b0;
       rr_q <= {WW{1'b0}};
@@ -584,6 +703,8 @@ module simt_core #(
               live_q[s] <= (s < nthreads_q);
               pc_q[s*32 +: 32] <= entry_q;
             end
+            frm_q <= {(SLOTS*3){1'b0}};     // each block's threads start with RNE
+            fnan_q <= {SLOTS{1'b0}};
           end
         end
         PH_RUN: begin
@@ -675,9 +796,20 @@ module simt_core #(
         div_hold_q <= 1'b1;
         wait_div_q[div_warp_q] <= 1'b0;
       end
+      // ---- F: simt_fpu answers a cycle after the start; the result waits in fres_q
+      fpu_v_q <= fpu_start;
+      if (fpu_start) begin
+        fpu_w_q <= s3_w_q;
+        wait_fpu_q[s3_w_q] <= 1'b1;
+      end
+      if (fpu_v_q) begin
+        wait_fpu_q[fpu_w_q] <= 1'b0;
+        fpu_ready_q[fpu_w_q] <= 1'b1;
+      end
       if (commit) begin
         if (is_mem) mem_ready_q[s3_w_q] <= 1'b0;
         if (is_div) div_hold_q <= 1'b0;
+        if (is_fpu) fpu_ready_q[s3_w_q] <= 1'b0;
         perf_lane_instrs_o <= perf_lane_instrs_o + {{(31-LW){1'b0}}, popc};
         perf_warp_instrs_o <= perf_warp_instrs_o + 32'd1;
         for (integer s = 0; s < SLOTS; s = s + 1)
@@ -685,6 +817,9 @@ module simt_core #(
             pc_q[s*32 +: 32] <= next_pc[(s % LANES)*32 +: 32];
             if (is_ecall) live_q[s] <= 1'b0;
             if (is_bar) parked_q[s] <= 1'b1;
+            if (is_csr && csr == CSR_FRM)  frm_q[s*3 +: 3] <= csr_new[(s % LANES)*32 +: 3];
+            if (is_csr && csr == CSR_FCSR) frm_q[s*3 +: 3] <= csr_new[(s % LANES)*32 + 5 +: 3];
+            if (is_csr && csr == CSR_FNAN) fnan_q[s] <= csr_new[(s % LANES)*32];
           end
       end
       if (bar_release) parked_q <= {SLOTS{1'b0}};
@@ -725,6 +860,8 @@ module simt_core #(
         mem_ready_q <= {WARPS{1'b0}};
           wait_div_q <= {WARPS{1'b0}};
         div_hold_q <= 1'b0;
+        wait_fpu_q <= {WARPS{1'b0}};
+        fpu_ready_q <= {WARPS{1'b0}};
       end
     end
   end

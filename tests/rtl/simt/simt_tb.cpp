@@ -10,6 +10,8 @@
 //
 // simt_tb <test> <kernel.elf> [--latency N] [--backpressure]   (tests: see main)
 // simt_tb ptx_<test> <kernel.ptx> [--latency N] [--backpressure]
+#include <cfenv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -472,6 +474,140 @@ int test_muldiv(Bench &b, uint32_t entry) {
   return 0;
 }
 
+// ------------------------------------------------------------------ F extension (fops, saxpy)
+// The host's IEEE arithmetic is the reference; RISC-V's rules where IEEE leaves a choice (NaN
+// results canonical 0x7fc00000, min/max, conversions out of range).
+static float fbits(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+static uint32_t ubits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+static bool fnan(uint32_t u) { return (u & 0x7F800000u) == 0x7F800000u && (u & 0x7FFFFFu); }
+static uint32_t canon(float f) { return fnan(ubits(f)) ? 0x7FC00000u : ubits(f); }
+static uint32_t rv_minmax(uint32_t a, uint32_t b, bool max) {
+  if (fnan(a) && fnan(b)) return 0x7FC00000u;
+  if (fnan(a)) return b;
+  if (fnan(b)) return a;
+  float x = fbits(a), y = fbits(b);
+  bool lt = x < y || (x == y && (a >> 31) && !(b >> 31));
+  return (lt != max) ? a : b;
+}
+static uint32_t rv_cvt(uint32_t a, bool uns, int mode) {
+  if (fnan(a)) return uns ? 0xFFFFFFFFu : 0x7FFFFFFFu;
+  std::fesetround(mode);
+  double r = std::nearbyint(double(fbits(a)));
+  std::fesetround(FE_TONEAREST);
+  if (uns) return (r < 0 || (a >> 31)) ? 0u : r > 4294967295.0 ? 0xFFFFFFFFu : uint32_t(r);
+  return r < -2147483648.0 ? 0x80000000u : r > 2147483647.0 ? 0x7FFFFFFFu : uint32_t(int32_t(r));
+}
+static uint32_t rv_class(uint32_t a) {
+  bool neg = a >> 31;
+  uint32_t e = (a >> 23) & 0xFF, m = a & 0x7FFFFF;
+  int bit = e == 0xFF ? (m ? ((m >> 22) ? 9 : 8) : (neg ? 0 : 7))
+          : e == 0 ? (m ? (neg ? 2 : 5) : (neg ? 3 : 4)) : (neg ? 1 : 6);
+  return 1u << bit;
+}
+static void fops_ref(uint32_t ua, uint32_t ub, uint32_t want[16]) {
+  volatile float a = fbits(ua), b = fbits(ub);
+  want[0] = canon(a + b);
+  want[1] = canon(a - b);
+  want[2] = canon(a * b);
+  want[3] = canon(std::fmaf(a, b, a));
+  want[4] = canon(std::fmaf(-a, b, b));
+  want[5] = rv_minmax(ua, ub, false);
+  want[6] = rv_minmax(ua, ub, true);
+  want[7] = a < b;
+  want[8] = a <= b;
+  want[9] = a == b;
+  want[10] = rv_cvt(ua, false, FE_TOWARDZERO);
+  want[11] = rv_cvt(ua, true, FE_TONEAREST);
+  volatile int32_t si = int32_t(ub);
+  volatile uint32_t ui = ub;
+  want[12] = ubits(float(si));
+  want[13] = ubits(float(ui));
+  want[14] = rv_class(ua);
+  std::fesetround(FE_UPWARD);
+  volatile float up = a + b;
+  std::fesetround(FE_TONEAREST);
+  want[15] = canon(up);
+}
+
+static const std::vector<uint32_t> kFloatEdges = {
+    0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF,
+    0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 0x3F800000, 0xBF800000, 0x33800000,
+    0x3F800001, 0x4F000000, 0xCF000000, 0x3FC00000, 0xC0200000, 0x4B000001};
+
+int test_fops(Bench &b, uint32_t entry) {
+  std::vector<uint32_t> a, bv;
+  for (size_t i = 0; i < kFloatEdges.size(); ++i) {
+    a.push_back(kFloatEdges[i]);
+    bv.push_back(kFloatEdges[(i * 7 + 3) % kFloatEdges.size()]);
+  }
+  a.push_back(0x3F800000), bv.push_back(0x33800000);       // 1 + 2^-24: a tie, to even
+  a.push_back(0x3F800001), bv.push_back(0x33800000);       // the tie the other way
+  std::mt19937 g(23);
+  while (a.size() % (2 * slots_of_model()) != 0 || a.size() < 64) {
+    uint32_t x = g(), y = g();
+    if (a.size() % 3 == 0) y = (x ^ 0x80000000u) + (g() % 64) - 32;   // near cancellation
+    a.push_back(x), bv.push_back(y);
+  }
+  const unsigned n = a.size();
+  Result r = run_pairs(b, entry, a, bv, 16);
+  static const char *nm[16] = {"fadd", "fsub", "fmul", "fmadd", "fnmsub", "fmin", "fmax", "flt",
+                               "fle", "feq", "fcvt.w.s rtz", "fcvt.wu.s rne", "fcvt.s.w",
+                               "fcvt.s.wu", "fclass", "fadd (frm rup)"};
+  unsigned bad = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    uint32_t want[16];
+    fops_ref(a[i], bv[i], want);
+    for (int k = 0; k < 16; ++k) {
+      uint32_t got = b.mem.rd32(kBufC + 4 * (16 * i + k));
+      if (got != want[k] && bad++ < 20)
+        std::printf("%s(0x%08x, 0x%08x) = 0x%08x, want 0x%08x\n", nm[k], a[i], bv[i], got, want[k]);
+    }
+  }
+  CHECK(bad == 0, "%u wrong F results of %u", bad, 16 * n);
+  print_result("fops", r, lanes_of_model());
+  return 0;
+}
+
+int test_saxpy(Bench &b, uint32_t entry, bool ptx) {
+  const unsigned n = 1000;
+  std::mt19937 g(5);
+  std::uniform_real_distribution<float> d(-100.0f, 100.0f);
+  std::vector<uint32_t> x(n), y(n);
+  for (unsigned i = 0; i < n; ++i) x[i] = ubits(d(g)), y[i] = ubits(d(g));
+  x[1] = 0x00000001, y[1] = 0x80000000;                     // a subnormal product
+  x[2] = 0x7F800000, y[2] = 0xFF800000;                     // inf - inf: NaN
+  const uint32_t a = ubits(-1.7f);
+  b.mem.map(kBufA, 4 * n, false);
+  b.mem.map(kBufB, 4 * n + 64, true);
+  b.mem.fill_words(kBufA, x);
+  b.mem.fill_words(kBufB, y);
+  for (unsigned i = n; i < n + 16; ++i) b.mem.wr32(kBufB + 4 * i, 0xDEADBEEF);
+  b.mem.map(kArgs, 64, false);
+  // clang's struct {x, y, a, n}; NVRTC's saxpy(a, x, y, n)
+  if (ptx) fill_args(b, {a, kBufA, kBufB, n});
+  else fill_args(b, {kBufA, kBufB, a, n});
+  Launch l;
+  l.args = kArgs;
+  l.grid[0] = ptx ? (n + slots_of_model() - 1) / slots_of_model() : 3;
+  l.block[0] = slots_of_model();
+  Result r = b.run(entry, l);
+  CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+  unsigned bad = 0;
+  const uint32_t qnan = ptx ? 0x7FFFFFFFu : 0x7FC00000u;    // NVIDIA's NaN under PTX
+  for (unsigned i = 0; i < n; ++i) {
+    float w = std::fmaf(fbits(a), fbits(x[i]), fbits(y[i]));
+    uint32_t want = fnan(ubits(w)) ? qnan : ubits(w), got = b.mem.rd32(kBufB + 4 * i);
+    if (got != want && bad++ < 5) std::printf("y[%u] = 0x%08x, want 0x%08x\n", i, got, want);
+  }
+  CHECK(bad == 0, "%u wrong saxpy results of %u", bad, n);
+  for (unsigned i = n; i < n + 16; ++i)
+    CHECK(b.mem.rd32(kBufB + 4 * i) == 0xDEADBEEF, "y[%u] written past n", i);
+  print_result("saxpy", r, lanes_of_model());
+  std::printf("saxpy_n %u saxpy_cycles %llu saxpy_cycles_per_element %.3f\n", n,
+              (unsigned long long)r.cycles, double(r.cycles) / n);
+  return 0;
+}
+
 int test_oob(Bench &b, uint32_t entry, const Options &o) {
   // out[] has k words mapped before an unmapped page; the loop runs past it.
   const unsigned k = 37, n = 200;
@@ -732,6 +868,8 @@ int main(int argc, char **argv) {
   else if (test == "muldiv") test_muldiv(b, img.entry);
   else if (test == "oob") test_oob(b, img.entry, o);
   else if (test == "spin") test_spin(b, img.entry);
+  else if (test == "fops") test_fops(b, img.entry);
+  else if (test == "saxpy") test_saxpy(b, img.entry, mod != nullptr);
   else {
     std::printf("unknown test %s\n", test.c_str());
     return 2;
