@@ -10,6 +10,7 @@
 //
 // simt_tb <test> <kernel.elf> [--latency N] [--backpressure]   (tests: see main)
 // simt_tb ptx_<test> <kernel.ptx> [--latency N] [--backpressure]
+#include <cctype>
 #include <cfenv>
 #include <cmath>
 #include <cstdint>
@@ -64,6 +65,7 @@ struct Options {
   unsigned latency = 1;
   bool backpressure = false;
   unsigned max_regs = 0;  // PTX: registers the translator may use (fewer force spills)
+  std::string nvidia;     // f32 PTX: NVIDIA's recorded inputs and outputs (tests/ptx/nvidia)
   int lanes = 0, warps = 0;  // from the model's parameters, found by the launch below
 };
 
@@ -491,8 +493,10 @@ static uint32_t rv_minmax(uint32_t a, uint32_t b, bool max) {
 }
 static uint32_t rv_cvt(uint32_t a, bool uns, int mode) {
   if (fnan(a)) return uns ? 0xFFFFFFFFu : 0x7FFFFFFFu;
+  // volatile: GCC would otherwise share one nearbyint between calls in different modes
+  volatile double v = fbits(a);
   std::fesetround(mode);
-  double r = std::nearbyint(double(fbits(a)));
+  volatile double r = std::nearbyint(v);
   std::fesetround(FE_TONEAREST);
   if (uns) return (r < 0 || (a >> 31)) ? 0u : r > 4294967295.0 ? 0xFFFFFFFFu : uint32_t(r);
   return r < -2147483648.0 ? 0x80000000u : r > 2147483647.0 ? 0x7FFFFFFFu : uint32_t(int32_t(r));
@@ -605,6 +609,240 @@ int test_saxpy(Bench &b, uint32_t entry, bool ptx) {
   print_result("saxpy", r, lanes_of_model());
   std::printf("saxpy_n %u saxpy_cycles %llu saxpy_cycles_per_element %.3f\n", n,
               (unsigned long long)r.cycles, double(r.cycles) / n);
+  return 0;
+}
+
+// ------------------------------------------------------------------ f32 PTX kernels
+// NVRTC's f32 kernels (tests/ptx/kernels/*_f32.cu) with NVIDIA's conventions: NaN results are
+// 0x7fffffff, float-to-integer conversions saturate and give 0 for NaN. Each is checked against
+// the same computation here, and, given a recording made on an NVIDIA GPU
+// (tests/ptx/nvidia/*.txt, written by tests/ptx/nvidia_record.c), run on the recorded inputs
+// and compared with NVIDIA's outputs bit for bit.
+static uint32_t nv(float f) { return fnan(ubits(f)) ? 0x7FFFFFFFu : ubits(f); }
+static uint32_t nv_round(float (*op)(float, float), float x, float y, int mode) {
+  std::fesetround(mode);
+  volatile float r = op(x, y);
+  std::fesetround(FE_TONEAREST);
+  return nv(r);
+}
+static float add_(float x, float y) { volatile float a = x, b = y; return a + b; }
+static float sub_(float x, float y) { volatile float a = x, b = y; return a - b; }
+static float mul_(float x, float y) { volatile float a = x, b = y; return a * b; }
+static uint32_t nv_minmax(uint32_t a, uint32_t b, bool max) {
+  uint32_t r = rv_minmax(a, b, max);
+  return fnan(r) ? 0x7FFFFFFFu : r;
+}
+static uint32_t nv_cvt(uint32_t a, bool uns, int mode) {
+  return fnan(a) ? 0u : rv_cvt(a, uns, mode);
+}
+static uint32_t nv_i2f(double v, int mode) {  // v exact (an int32 or uint32)
+  std::fesetround(mode);
+  volatile double d = v;
+  volatile float f = (float)d;
+  std::fesetround(FE_TONEAREST);
+  return ubits(f);
+}
+
+static void fcmp_ref(uint32_t ua, uint32_t ub, uint32_t o[16]) {
+  volatile float x = fbits(ua), y = fbits(ub);
+  o[0] = (x < y) | (x <= y) << 1 | (x > y) << 2 | (x >= y) << 3 | (x == y) << 4 | (x != y) << 5;
+  o[1] = !(x < y) | !(x <= y) << 1 | !(x > y) << 2 | !(x >= y) << 3 | !(x == y) << 4 | !(x != y) << 5;
+  o[2] = (x != x) | (y == y) << 1 | (x == x && y == y) << 2;
+  o[3] = nv_minmax(ua, ub, false);
+  o[4] = nv_minmax(ua, ub, true);
+  o[5] = x < y ? ua : ub;
+  o[6] = ua ^ 0x80000000u;
+  o[7] = ua & 0x7FFFFFFFu;
+  o[8] = x > 1.5f ? ub : 0x3E800000u;
+  o[9] = nv_round(add_, x, y, FE_TONEAREST);
+  o[10] = nv_round(sub_, x, y, FE_TONEAREST);
+  o[11] = nv_round(mul_, x, y, FE_TONEAREST);
+  o[12] = nv(std::fmaf(x, y, 1.0f));
+  o[13] = nv_round(add_, x, y, FE_TOWARDZERO);
+  o[14] = nv_round(mul_, x, y, FE_DOWNWARD);
+  std::fesetround(FE_UPWARD);
+  volatile float f = std::fmaf(x, y, -x);
+  std::fesetround(FE_TONEAREST);
+  o[15] = nv(f);
+}
+static void fcvt_ref(uint32_t ua, uint32_t ub, uint32_t o[12]) {
+  int32_t y = (int32_t)ub;
+  o[0] = nv_cvt(ua, false, FE_TOWARDZERO);
+  o[1] = nv_cvt(ua, true, FE_TOWARDZERO);
+  o[2] = nv_cvt(ua, false, FE_TONEAREST);
+  o[3] = nv_cvt(ua, false, FE_DOWNWARD);
+  o[4] = nv_cvt(ua, false, FE_UPWARD);
+  o[5] = nv_cvt(ua, true, FE_TONEAREST);
+  o[6] = nv_i2f(y, FE_TONEAREST);
+  o[7] = nv_i2f(ub, FE_TONEAREST);
+  o[8] = nv_i2f(y, FE_TOWARDZERO);
+  o[9] = nv_i2f(ub, FE_DOWNWARD);
+  o[10] = nv_i2f(y, FE_UPWARD);
+  o[11] = nv(add_(fbits(nv_i2f((int16_t)ub, FE_TONEAREST)), 0.5f));
+}
+
+// A recording: "kernel NAME grid G block B", then sections "name count" + count hex words.
+struct Recording {
+  std::string kernel;
+  unsigned grid = 0, block = 0;
+  std::map<std::string, std::vector<uint32_t>> v;
+};
+static bool read_recording(const std::string &path, Recording *r) {
+  std::ifstream f(path);
+  if (!f) return false;
+  std::string tok, line;
+  std::vector<std::string> toks;
+  while (std::getline(f, line)) {
+    if (!line.empty() && line[0] == '#') continue;
+    size_t p = 0;
+    while (p < line.size()) {
+      while (p < line.size() && isspace((unsigned char)line[p])) ++p;
+      size_t e = p;
+      while (e < line.size() && !isspace((unsigned char)line[e])) ++e;
+      if (e > p) toks.push_back(line.substr(p, e - p));
+      p = e;
+    }
+  }
+  size_t i = 0;
+  if (toks.size() < 6 || toks[0] != "kernel" || toks[2] != "grid" || toks[4] != "block") return false;
+  r->kernel = toks[1];
+  r->grid = std::stoul(toks[3]);
+  r->block = std::stoul(toks[5]);
+  for (i = 6; i + 1 < toks.size();) {
+    std::string name = toks[i];
+    size_t n = std::stoul(toks[i + 1]);
+    i += 2;
+    if (i + n > toks.size()) return false;
+    std::vector<uint32_t> w(n);
+    for (size_t k = 0; k < n; ++k) w[k] = (uint32_t)std::stoul(toks[i + k], nullptr, 16);
+    r->v[name] = w;
+    i += n;
+  }
+  return i == toks.size();
+}
+
+// fcmp_f32, fcvt_f32 (pairs), saxpy, reduce_f32 on the recording's inputs, or on inputs made
+// here; results against the C++ reference and the recorded outputs
+int test_ptx_f32(Bench &b, uint32_t entry, const std::string &kernel, const std::string &rec_path) {
+  Recording rec;
+  bool have = false;
+  if (!rec_path.empty()) {
+    have = read_recording(rec_path, &rec);
+    CHECK(have, "cannot read the recording %s", rec_path.c_str());
+    if (!have) return 1;
+    CHECK(rec.kernel == kernel, "the recording is of %s, not %s", rec.kernel.c_str(), kernel.c_str());
+  }
+  const unsigned per_block = slots_of_model();
+  std::mt19937 g(77);
+  Launch l;
+  l.args = kArgs;
+  b.mem.map(kArgs, 64, false);
+  std::vector<uint32_t> got, want;
+  const char *what = kernel.c_str();
+  if (kernel == "fcmp_f32" || kernel == "fcvt_f32") {
+    const unsigned per = kernel == "fcmp_f32" ? 16 : 12;
+    std::vector<uint32_t> a, bv;
+    if (have) {
+      a = rec.v["a"], bv = rec.v["b"];
+    } else {
+      for (size_t i = 0; i < kFloatEdges.size(); ++i)
+        for (size_t j = 0; j < kFloatEdges.size(); j += 3)
+          a.push_back(kFloatEdges[i]), bv.push_back(kFloatEdges[(i + j) % kFloatEdges.size()]);
+      while (a.size() < 200) a.push_back(g()), bv.push_back(a.size() % 2 ? g() : g() >> 8);
+    }
+    const unsigned n = a.size();
+    b.mem.map(kBufA, 4 * n, false);
+    b.mem.map(kBufB, 4 * n, false);
+    b.mem.map(kBufC, 4 * per * n, true);
+    b.mem.fill_words(kBufA, a);
+    b.mem.fill_words(kBufB, bv);
+    fill_args(b, {kBufA, kBufB, kBufC, n});
+    l.grid[0] = have ? rec.grid : 2;
+    l.block[0] = have ? rec.block : per_block;
+    Result r = b.run(entry, l);
+    CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+    for (unsigned i = 0; i < n; ++i) {
+      uint32_t o[16];
+      if (per == 16) fcmp_ref(a[i], bv[i], o);
+      else fcvt_ref(a[i], bv[i], o);
+      for (unsigned k = 0; k < per; ++k) want.push_back(o[k]), got.push_back(b.mem.rd32(kBufC + 4 * (per * i + k)));
+    }
+    print_result(what, r, lanes_of_model());
+  } else if (kernel == "saxpy") {
+    std::vector<uint32_t> x, y, av;
+    if (have) {
+      x = rec.v["x"], y = rec.v["y"], av = rec.v["a"];
+    } else {
+      std::uniform_real_distribution<float> d(-100.0f, 100.0f);
+      for (unsigned i = 0; i < 1000; ++i) x.push_back(ubits(d(g))), y.push_back(ubits(d(g)));
+      av.push_back(ubits(-1.7f));
+    }
+    const unsigned n = x.size();
+    b.mem.map(kBufA, 4 * n, false);
+    b.mem.map(kBufB, 4 * n, true);
+    b.mem.fill_words(kBufA, x);
+    b.mem.fill_words(kBufB, y);
+    fill_args(b, {av[0], kBufA, kBufB, n});
+    l.grid[0] = have ? rec.grid : (n + per_block - 1) / per_block;
+    l.block[0] = have ? rec.block : per_block;
+    Result r = b.run(entry, l);
+    CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+    for (unsigned i = 0; i < n; ++i) {
+      want.push_back(nv(std::fmaf(fbits(av[0]), fbits(x[i]), fbits(y[i]))));
+      got.push_back(b.mem.rd32(kBufB + 4 * i));
+    }
+    print_result(what, r, lanes_of_model());
+    std::printf("saxpy_n %u saxpy_cycles %llu saxpy_cycles_per_element %.3f\n", n,
+                (unsigned long long)r.cycles, double(r.cycles) / n);
+  } else if (kernel == "reduce_f32") {
+    std::vector<uint32_t> x, wv;
+    if (have) {
+      x = rec.v["x"], wv = rec.v["w"];
+    } else {
+      std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+      for (unsigned i = 0; i < 1000; ++i) x.push_back(ubits(d(g)));
+      wv.push_back(ubits(0.1f));
+    }
+    const unsigned n = x.size(), grid = have ? rec.grid : 4, block = have ? rec.block : per_block;
+    b.mem.map(kBufA, 4 * n, false);
+    b.mem.map(kBufC, 4 * grid, true);
+    b.mem.fill_words(kBufA, x);
+    fill_args(b, {kBufA, wv[0], kBufC, n});
+    l.grid[0] = grid;
+    l.block[0] = block;
+    Result r = b.run(entry, l);
+    CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+    for (unsigned blk = 0; blk < grid; ++blk) {  // the kernel's order: slices, then the tree
+      std::vector<float> part(block);
+      for (unsigned t = 0; t < block; ++t) {
+        float acc = 0.0f;
+        for (unsigned i = blk * block + t; i < n; i += grid * block) acc = std::fmaf(fbits(x[i]), fbits(wv[0]), acc);
+        part[t] = acc;
+      }
+      for (unsigned s2 = block / 2; s2 > 0; s2 >>= 1)
+        for (unsigned t = 0; t < s2; ++t) part[t] = add_(part[t], part[t + s2]);
+      want.push_back(nv(part[0]));
+      got.push_back(b.mem.rd32(kBufC + 4 * blk));
+    }
+    print_result(what, r, lanes_of_model());
+  } else {
+    CHECK(false, "no f32 test for kernel %s", what);
+    return 1;
+  }
+  unsigned bad = 0, bad_nv = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i] && bad++ < 10)
+      std::printf("%s word %zu = 0x%08x, the C++ reference 0x%08x\n", what, i, got[i], want[i]);
+  CHECK(bad == 0, "%u of %zu words differ from the C++ reference", bad, got.size());
+  if (have) {
+    const std::vector<uint32_t> &o = rec.v["out"];
+    CHECK(o.size() == got.size(), "the recording has %zu outputs, the kernel wrote %zu", o.size(), got.size());
+    for (size_t i = 0; i < got.size() && i < o.size(); ++i)
+      if (got[i] != o[i] && bad_nv++ < 10)
+        std::printf("%s word %zu = 0x%08x, NVIDIA's 0x%08x\n", what, i, got[i], o[i]);
+    CHECK(bad_nv == 0, "%u of %zu words differ from NVIDIA's recording", bad_nv, got.size());
+    std::printf("%s: %zu words compared with NVIDIA's recording, %u differ\n", what, got.size(), bad_nv);
+  }
   return 0;
 }
 
@@ -839,6 +1077,7 @@ int main(int argc, char **argv) {
     if (a == "--latency" && i + 1 < argc) o.latency = std::atoi(argv[++i]);
     else if (a == "--backpressure") o.backpressure = true;
     else if (a == "--max-regs" && i + 1 < argc) o.max_regs = std::atoi(argv[++i]);
+    else if (a == "--nvidia" && i + 1 < argc) o.nvidia = argv[++i];
   }
   o.lanes = lanes_of_model();
   o.warps = slots_of_model() / o.lanes;
@@ -869,7 +1108,9 @@ int main(int argc, char **argv) {
   else if (test == "oob") test_oob(b, img.entry, o);
   else if (test == "spin") test_spin(b, img.entry);
   else if (test == "fops") test_fops(b, img.entry);
-  else if (test == "saxpy") test_saxpy(b, img.entry, mod != nullptr);
+  else if (test == "saxpy" && !mod) test_saxpy(b, img.entry, false);
+  else if (mod && (test == "saxpy" || test == "reduce_f32" || test == "fcmp_f32" || test == "fcvt_f32"))
+    test_ptx_f32(b, img.entry, test, o.nvidia);
   else {
     std::printf("unknown test %s\n", test.c_str());
     return 2;
