@@ -651,8 +651,8 @@ static void fcmp_ref(uint32_t ua, uint32_t ub, uint32_t o[16]) {
   o[3] = nv_minmax(ua, ub, false);
   o[4] = nv_minmax(ua, ub, true);
   o[5] = x < y ? ua : ub;
-  o[6] = ua ^ 0x80000000u;
-  o[7] = ua & 0x7FFFFFFFu;
+  o[6] = fnan(ua) ? 0x7FFFFFFFu : ua ^ 0x80000000u;   // NVIDIA: neg/abs of a NaN is 0x7fffffff
+  o[7] = fnan(ua) ? 0x7FFFFFFFu : ua & 0x7FFFFFFFu;
   o[8] = x > 1.5f ? ub : 0x3E800000u;
   o[9] = nv_round(add_, x, y, FE_TONEAREST);
   o[10] = nv_round(sub_, x, y, FE_TONEAREST);
