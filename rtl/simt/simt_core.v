@@ -26,7 +26,8 @@ module simt_core #(
   parameter [31:0]  SHARED_BASE = 32'hFF00_0000,   // its VA window, aligned to SHARED_BYTES
   parameter integer ICACHE_WORDS = 256,            // direct-mapped instruction cache words
   parameter integer MAX_OUT = 8,                   // memory port requests in flight
-  parameter integer F_EXT = 1                      // 1: the F extension (simt_fpu per lane)
+  parameter integer F_EXT = 1,                     // 1: the F extension (simt_fpu per lane)
+  parameter integer F_DIV = 1                      // 1 (with F_EXT): fdiv.s, fsqrt.s (simt_fdiv)
 ) (
   input  wire                 clk_i,
   input  wire                 rst_ni,
@@ -260,7 +261,8 @@ module simt_core #(
 
   // F (with F_EXT): flw/fsw go to the memory unit; everything else to simt_fpu, whose result
   // comes back like a quotient (the warp waits, then the instruction is issued again and
-  // writes it). fdiv.s and fsqrt.s are not built: illegal instructions.
+  // writes it). fdiv.s and fsqrt.s (with F_DIV) go to the lanes' iterative simt_fdiv, which
+  // shares the integer divider's control: one division of either kind in the unit at a time.
   wire [4:0] rs2f = inst[24:20];
   wire       rm_ok = (funct3 <= 3'd4) || (funct3 == 3'd7);
   wire is_flw    = (F_EXT != 0) && (opcode == 7'b0000111) && (funct3 == 3'd2);
@@ -282,13 +284,15 @@ module simt_core #(
       endcase
   end
   wire is_fpu    = (F_EXT != 0) && (is_fma4 || is_opfp);
+  wire is_fds    = (F_EXT != 0) && (F_DIV != 0) && (opcode == 7'b1010011) && rm_ok &&
+                   ((funct7 == 7'h0C) || (funct7 == 7'h2C && rs2f == 5'd0));   // fdiv fsqrt
   wire fpu_int   = (opcode == 7'b1010011) &&                                  // result in x[rd]
                    ((funct7 == 7'h50) || (funct7 == 7'h60) || (funct7 == 7'h70));
-  wire writes_frd = is_flw || (is_fpu && !fpu_int);
+  wire writes_frd = is_flw || (is_fpu && !fpu_int) || is_fds;
 
   wire legal = is_lui | is_auipc | (opcode == 7'b1101111) | is_jalr | is_branch | is_load |
                is_store | is_opimm | is_op | is_fence | is_ecall | (is_csr & csr_known) |
-               is_flw | is_fsw | is_fpu;
+               is_flw | is_fsw | is_fpu | is_fds;
   wire writes_rd = (is_lui | is_auipc | is_jal | is_jalr | is_load | is_opimm | is_op | is_csr |
                     (is_fpu & fpu_int)) && (rd != 5'd0);
 
@@ -306,6 +310,9 @@ module simt_core #(
   reg                 div_start;
   reg                 div_hold_q;  // quotients held for warp div_warp_q
   reg                 div_run_q;
+  reg                 div_f_q;     // the division running or held is simt_fdiv's
+  wire [LANES-1:0]    fdiv_done;
+  wire [LANES*32-1:0] fdiv_res;
   reg [WW-1:0]        div_warp_q;
 
   wire [WW+4:0] raddr1 = {s2_w_q, inst2[19:15]};
@@ -343,7 +350,7 @@ module simt_core #(
       simt_div u_div (
         .clk_i    (clk_i),
         .rst_ni   (rst_ni),
-        .start_i  (div_start),
+        .start_i  (div_start && is_div),
         .a_i      (rs1_v[gl*32 +: 32]),
         .b_i      (rs2_v[gl*32 +: 32]),
         .op_i     (funct3[1:0]),
@@ -395,7 +402,8 @@ module simt_core #(
       if (F_EXT != 0) begin : g_f
         wire [31:0] fr1, fr2, fr3, fr3_unused, fout;
         wire        fwe = commit && s3_m_q[gl] && writes_frd;
-        wire [31:0] fwdata = is_flw ? ld_data[gl*32 +: 32] : fpu_res[gl*32 +: 32];
+        wire [31:0] fwdata = is_flw ? ld_data[gl*32 +: 32] :
+                             is_fds ? fdiv_res[gl*32 +: 32] : fpu_res[gl*32 +: 32];
         simt_regfile #(.WARPS(WARPS)) u_frf (
           .clk_i    (clk_i),
           .raddr1_i (raddr1),
@@ -429,6 +437,23 @@ module simt_core #(
           .x_i      (rs1_v[gl*32 +: 32]),
           .result_o (fout)
         );
+        if (F_DIV != 0) begin : g_fdiv
+          simt_fdiv u_fdiv (
+            .clk_i    (clk_i),
+            .rst_ni   (rst_ni),
+            .start_i  (div_start && is_fds),
+            .sqrt_i   (funct7[5]),
+            .rm_i     ((funct3 == 3'd7) ? frm_t : funct3),
+            .nvnan_i  (fnan_q[slot]),
+            .a_i      (fr1),
+            .b_i      (fr2),
+            .done_o   (fdiv_done[gl]),
+            .result_o (fdiv_res[gl*32 +: 32])
+          );
+        end else begin : g_nofdiv
+          assign fdiv_done[gl] = 1'b1;
+          assign fdiv_res[gl*32 +: 32] = 32'd0;
+        end
         reg [31:0] fres_q [0:WARPS-1];
         always @(posedge clk_i)
           if (fpu_v_q) fres_q[fpu_w_q] <= fout;
@@ -438,7 +463,9 @@ module simt_core #(
       end else begin : g_nof
         assign fpu_res[gl*32 +: 32] = 32'd0;
         assign frs2_v[gl*32 +: 32] = 32'd0;
-        wire unused_nof = &{1'b0, writes_frd, raddr3};
+        assign fdiv_done[gl] = 1'b1;
+        assign fdiv_res[gl*32 +: 32] = 32'd0;
+        wire unused_nof = &{1'b0, writes_frd, raddr3, fdiv_res[gl*32 +: 32]};
       end
     end
   endgenerate
@@ -491,7 +518,7 @@ module simt_core #(
       else if (is_fpu) begin
         commit = fpu_replay;
         fpu_start = !fpu_replay;
-      end else if (is_div) begin
+      end else if (is_div || is_fds) begin
         commit = div_replay;
         div_start = !div_run_q && !div_hold_q;
       end else         commit = 1'b1;
@@ -788,10 +815,11 @@ module simt_core #(
         end
       if (div_start) begin
         div_run_q <= 1'b1;
+        div_f_q <= is_fds;
         div_warp_q <= s3_w_q;
         wait_div_q[s3_w_q] <= 1'b1;
       end
-      if (div_run_q && !div_start && div_done[0]) begin
+      if (div_run_q && !div_start && (div_f_q ? fdiv_done[0] : div_done[0])) begin
         div_run_q <= 1'b0;
         div_hold_q <= 1'b1;
         wait_div_q[div_warp_q] <= 1'b0;
@@ -808,7 +836,7 @@ module simt_core #(
       end
       if (commit) begin
         if (is_mem) mem_ready_q[s3_w_q] <= 1'b0;
-        if (is_div) div_hold_q <= 1'b0;
+        if (is_div || is_fds) div_hold_q <= 1'b0;
         if (is_fpu) fpu_ready_q[s3_w_q] <= 1'b0;
         perf_lane_instrs_o <= perf_lane_instrs_o + {{(31-LW){1'b0}}, popc};
         perf_warp_instrs_o <= perf_warp_instrs_o + 32'd1;
@@ -867,7 +895,7 @@ module simt_core #(
   end
   // Deliberately unused: the fill address's byte offset (fills are words), the other lanes'
   // division done flags (all lanes start and finish together; lane 0 speaks for them).
-  wire unused_ok = &{1'b0, fill_va[1:0], div_done[LANES-1:1]};
+  wire unused_ok = &{1'b0, fill_va[1:0], div_done[LANES-1:1], fdiv_done[LANES-1:1]};
 endmodule
 
 `default_nettype wire

@@ -36,7 +36,7 @@ module simt_fpu (
   input  wire [31:0] x_i,         // x[rs1] (fcvt.s.w[u], fmv.w.x)
   output reg  [31:0] result_o     // a cycle after en_i, held while en_i is low
 );
-  localparam [2:0] RNE = 3'd0, RTZ = 3'd1, RDN = 3'd2, RUP = 3'd3, RMM = 3'd4;
+  localparam [2:0] RNE = 3'd0, RTZ = 3'd1, RDN = 3'd2, RUP = 3'd3;   // 4: RMM
 
   // ---------------------------------------------------------------- decode
   wire [6:0] opcode = inst_i[6:0];
@@ -178,54 +178,22 @@ module simt_fpu (
   wire signed [11:0] mexp = is_cvtsw ? 12'sd30 : x_exp;       // bit 50's weight
   wire               msign = is_cvtsw ? ci_neg : fma_sign;
 
-  // normalize: shift left by the leading zeros, but not below exponent -126 (subnormal)
-  function automatic [5:0] lzc52(input [51:0] m);
-    integer i;
-    begin
-      lzc52 = 6'd52;
-      for (i = 0; i < 52; i = i + 1)
-        if (m[i]) lzc52 = 6'd51 - i[5:0];
-    end
-  endfunction
-  wire [5:0]         lz = lzc52(mag);
-  wire signed [11:0] room = mexp + 12'sd127;                // shift that puts bit 51 at -126
-  wire signed [11:0] lsh = (room < $signed({6'd0, lz})) ? room : $signed({6'd0, lz});
-  wire [11:0]        rsh_full = -lsh;
-  wire [5:0]         rsh = (lsh >= 0) ? 6'd0 : ((rsh_full > 12'd52) ? 6'd52 : rsh_full[5:0]);
-  wire [51:0]        left = mag << ((lsh >= 0) ? lsh[5:0] : 6'd0);
-  wire [103:0]       right = {mag, 52'd0} >> rsh;
-  wire [51:0]        norm = (lsh >= 0) ? left : right[103:52];
-  wire               rsticky = (lsh < 0) && (|right[51:0]);
-  wire [23:0]        sig = norm[51:28];
-  wire               guard = norm[27];
-  wire               sticky = (|norm[26:0]) | rsticky;
-  // biased exponent of bit 51 after the shift, minus one (the hidden bit adds it back)
-  wire signed [11:0] ebm1 = mexp + 12'sd127 - lsh;          // = biased exponent - 1
-  reg                rup;
-  always @(*) begin
-    case (s1_rm)
-      RNE:     rup = guard & (sticky | sig[0]);
-      RTZ:     rup = 1'b0;
-      RDN:     rup = msign & (guard | sticky);
-      RUP:     rup = !msign & (guard | sticky);
-      default: rup = guard;                                  // RMM
-    endcase
-  end
-  // ebm1 >= 0 (the shift never passes -126); the hidden bit and a rounding carry add into the
-  // exponent field, which also turns a subnormal rounded up to 2^-126 into the normal one
-  wire [35:0]  pack_sum = {ebm1[11], ebm1, 23'd0} + {12'd0, sig} + {35'd0, rup};
-  wire         ovf = (pack_sum[35:23] >= 13'd255);
-  wire         ovf_inf = (s1_rm == RNE) || (s1_rm == RMM) || (s1_rm == RDN && msign) ||
-                         (s1_rm == RUP && !msign);
-  wire [31:0]  ovf_res = {msign, ovf_inf ? 31'h7F80_0000 : 31'h7F7F_FFFF};
+  // normalize, round once, pack (simt_fround; simt_fdiv rounds its quotients the same way)
+  wire [31:0]  rounded;
+  simt_fround u_round (
+    .mag_i    (mag),
+    .exp_i    (mexp),
+    .sign_i   (msign),
+    .rm_i     (s1_rm),
+    .result_o (rounded)
+  );
   wire         zero_sign = is_cvtsw ? 1'b0 : ((p_sign == c_sign) ? p_sign : (s1_rm == RDN));
   reg  [31:0]  fma_res;
   always @(*) begin
     if (!is_cvtsw && fma_nan)       fma_res = qnan;
     else if (!is_cvtsw && fma_inf)  fma_res = {inf_sign, 31'h7F80_0000};
     else if (mag == 52'd0)          fma_res = {zero_sign, 31'd0};
-    else if (ovf)                   fma_res = ovf_res;
-    else                            fma_res = {msign, pack_sum[30:0]};
+    else                            fma_res = rounded;
   end
 
   // ---------------------------------------------------------------- stage 2: the rest
@@ -313,9 +281,8 @@ module simt_fpu (
     endcase
   end
 
-  // Unused on purpose: pack_sum's sign and exponent field above 8 bits (ovf looks at them
-  // through the compare), the register fields (simt_core reads the registers), funct3[2].
-  wire unused_ok = &{1'b0, pack_sum[35:31], opcode[1:0], inst_i[26:21], inst_i[19:15], inst_i[11:7], s1_f3[2]};
+  // Unused on purpose: the register fields (simt_core reads the registers), funct3[2].
+  wire unused_ok = &{1'b0, opcode[1:0], inst_i[26:21], inst_i[19:15], inst_i[11:7], s1_f3[2]};
 endmodule
 
 `default_nettype wire

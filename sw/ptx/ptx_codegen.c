@@ -463,6 +463,29 @@ static void gen_fcvt(cg *g, const char *dtype, const char *stype) {
   put(g, d, rd);
 }
 
+// div rcp sqrt .rn/.rz/.rm/.rp.f32: IEEE 754's correctly rounded division and square root,
+// which the unit's simt_fdiv computes exactly (rcp is 1.0 / x)
+static void gen_fdiv(cg *g) {
+  const insn *in = g->in;
+  int is_sqrt = !strcmp(in->op, "sqrt"), is_rcp = !strcmp(in->op, "rcp");
+  only_mods(g, "f32 rn rz rm rp ftz sat");
+  f_refuse_inexact(g);
+  need_opnds(g, is_sqrt || is_rcp ? 2 : 3);
+  int d = dst_vreg(g, &in->o[0]), fd = fdst(g, d);
+  uint32_t rm = f_round(g, 0);
+  if (is_sqrt) {
+    emit(g, rv_fop(0x2C, fd, fsrc(g, &in->o[1], FS0), 0, rm));
+  } else if (is_rcp) {
+    opnd one = {.kind = O_IMM, .imm = 0x3F800000};
+    int a = fsrc(g, &one, FS0), b = fsrc(g, &in->o[1], FS1);
+    emit(g, rv_fop(0x0C, fd, a, b, rm));
+  } else {
+    int a = fsrc(g, &in->o[1], FS0), b = fsrc(g, &in->o[2], FS1);
+    emit(g, rv_fop(0x0C, fd, a, b, rm));
+  }
+  fput(g, d, fd);
+}
+
 static const char *const kFloatApprox[] = {"rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2",
                                            "tanh", "div", "testp", NULL};
 
@@ -478,8 +501,10 @@ static int gen_float(cg *g) {
         fail(g, PTX_ERR_NOT_SUPPORTED, "%s is one of NVIDIA's hardware approximations, which the unit "
              "cannot reproduce bit for bit", in->text);
       if (!strcmp(in->op, "testp")) fail(g, PTX_ERR_NOT_SUPPORTED, "%s is not supported", in->text);
-      fail(g, PTX_ERR_NOT_SUPPORTED, "%s needs fdiv.s/fsqrt.s, which the unit's F extension does not "
-           "have (docs/cores.md)", in->text);
+      if (strcmp(t, "f32")) fail(g, PTX_ERR_NOT_SUPPORTED, "%s: only f32 floating point is supported (no f16/bf16/f64)", in->text);
+      if (!has_round(g, 0)) fail(g, PTX_ERR_INVALID_PTX, "%s needs .rn, .rz, .rm, .rp, .approx or .full", in->text);
+      gen_fdiv(g);
+      return 1;
     }
   if (!t || !parse_type(t).is_float) return 0;
   if (parse_type(t).bits != 32 || strcmp(t, "f32"))

@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
       {"spin.ptx", "spin", 2, 0},       {"intops.ptx", "intops", 4, 0},
       {"atomics.ptx", "histo", 4, 0},   {"saxpy_f32.ptx", "saxpy", 4, 0},
       {"reduce_f32.ptx", "reduce_f32", 4, 256}, {"fcmp_f32.ptx", "fcmp_f32", 4, 0},
-      {"fcvt_f32.ptx", "fcvt_f32", 4, 0}};
+      {"fcvt_f32.ptx", "fcvt_f32", 4, 0}, {"fdiv_f32.ptx", "fdiv_f32", 4, 0}};
   for (size_t i = 0; i < sizeof kOk / sizeof kOk[0]; ++i) {
     ptx_module *m = translate_ok(dir, kOk[i].file, kOk[i].kernel);
     if (!m) continue;
@@ -192,11 +192,12 @@ int main(int argc, char **argv) {
   expect_body_error("unpack high word", "mov.b64 {%r1, %r2}, %rd1;", PTX_ERR_NOT_SUPPORTED, "mov.b64");
   expect_body_error("f32 .ftz", "add.ftz.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "add.ftz.f32");
   expect_body_error("f32 .sat", "mul.rn.sat.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "mul.rn.sat.f32");
-  expect_body_error("div.rn.f32 (no fdiv)", "div.rn.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "div.rn.f32");
+  expect_body_error("div.rn.ftz.f32", "div.rn.ftz.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "div.rn.ftz.f32");
   expect_body_error("div.full.f32", "div.full.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "div.full.f32");
   expect_body_error("div.approx.f32", "div.approx.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "div.approx.f32");
   expect_body_error("rcp.approx.f32", "rcp.approx.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "rcp.approx.f32");
-  expect_body_error("sqrt.rn.f32 (no fsqrt)", "sqrt.rn.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "sqrt.rn.f32");
+  expect_body_error("rsqrt.approx.f32", "rsqrt.approx.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "rsqrt.approx.f32");
+  expect_body_error("div.f64", "div.rn.f64 %rd1, %rd2, %rd3;", PTX_ERR_NOT_SUPPORTED, "div.rn.f64");
   expect_body_error("sqrt.approx.f32", "sqrt.approx.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "sqrt.approx.f32");
   expect_body_error("ex2.approx.f32", "ex2.approx.ftz.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "ex2.approx.ftz.f32");
   expect_body_error("sin.approx.f32", "sin.approx.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "sin.approx.f32");

@@ -508,7 +508,7 @@ static uint32_t rv_class(uint32_t a) {
           : e == 0 ? (m ? (neg ? 2 : 5) : (neg ? 3 : 4)) : (neg ? 1 : 6);
   return 1u << bit;
 }
-static void fops_ref(uint32_t ua, uint32_t ub, uint32_t want[16]) {
+static void fops_ref(uint32_t ua, uint32_t ub, uint32_t want[18]) {
   volatile float a = fbits(ua), b = fbits(ub);
   want[0] = canon(a + b);
   want[1] = canon(a - b);
@@ -531,6 +531,8 @@ static void fops_ref(uint32_t ua, uint32_t ub, uint32_t want[16]) {
   volatile float up = a + b;
   std::fesetround(FE_TONEAREST);
   want[15] = canon(up);
+  want[16] = canon(a / b);
+  want[17] = canon(std::sqrt(a));
 }
 
 static const std::vector<uint32_t> kFloatEdges = {
@@ -553,21 +555,21 @@ int test_fops(Bench &b, uint32_t entry) {
     a.push_back(x), bv.push_back(y);
   }
   const unsigned n = a.size();
-  Result r = run_pairs(b, entry, a, bv, 16);
-  static const char *nm[16] = {"fadd", "fsub", "fmul", "fmadd", "fnmsub", "fmin", "fmax", "flt",
+  Result r = run_pairs(b, entry, a, bv, 18);
+  static const char *nm[18] = {"fadd", "fsub", "fmul", "fmadd", "fnmsub", "fmin", "fmax", "flt",
                                "fle", "feq", "fcvt.w.s rtz", "fcvt.wu.s rne", "fcvt.s.w",
-                               "fcvt.s.wu", "fclass", "fadd (frm rup)"};
+                               "fcvt.s.wu", "fclass", "fadd (frm rup)", "fdiv", "fsqrt"};
   unsigned bad = 0;
   for (unsigned i = 0; i < n; ++i) {
-    uint32_t want[16];
+    uint32_t want[18];
     fops_ref(a[i], bv[i], want);
-    for (int k = 0; k < 16; ++k) {
-      uint32_t got = b.mem.rd32(kBufC + 4 * (16 * i + k));
+    for (int k = 0; k < 18; ++k) {
+      uint32_t got = b.mem.rd32(kBufC + 4 * (18 * i + k));
       if (got != want[k] && bad++ < 20)
         std::printf("%s(0x%08x, 0x%08x) = 0x%08x, want 0x%08x\n", nm[k], a[i], bv[i], got, want[k]);
     }
   }
-  CHECK(bad == 0, "%u wrong F results of %u", bad, 16 * n);
+  CHECK(bad == 0, "%u wrong F results of %u", bad, 18 * n);
   print_result("fops", r, lanes_of_model());
   return 0;
 }
@@ -681,6 +683,30 @@ static void fcvt_ref(uint32_t ua, uint32_t ub, uint32_t o[12]) {
   o[11] = nv(add_(fbits(nv_i2f((int16_t)ub, FE_TONEAREST)), 0.5f));
 }
 
+static uint32_t nv_div(float x, float y, int mode) {
+  std::fesetround(mode);
+  volatile float a = x, b = y, r = a / b;
+  std::fesetround(FE_TONEAREST);
+  return nv(r);
+}
+static uint32_t nv_sqrt(float x, int mode) {
+  std::fesetround(mode);
+  volatile float a = x, r = std::sqrt(a);
+  std::fesetround(FE_TONEAREST);
+  return nv(r);
+}
+static void fdiv_ref(uint32_t ua, uint32_t ub, uint32_t o[8]) {
+  float x = fbits(ua), y = fbits(ub);
+  o[0] = nv_div(x, y, FE_TONEAREST);
+  o[1] = nv_sqrt(x, FE_TONEAREST);
+  o[2] = nv_div(1.0f, x, FE_TONEAREST);
+  o[3] = nv_div(x, y, FE_TOWARDZERO);
+  o[4] = nv_div(x, y, FE_UPWARD);
+  o[5] = nv_sqrt(x, FE_DOWNWARD);
+  o[6] = nv_div(1.0f, y, FE_TOWARDZERO);
+  o[7] = nv_sqrt(fbits(fnan(ub) ? 0x7FFFFFFFu : ub & 0x7FFFFFFFu), FE_UPWARD);
+}
+
 // A recording: "kernel NAME grid G block B", then sections "name count" + count hex words.
 struct Recording {
   std::string kernel;
@@ -739,8 +765,8 @@ int test_ptx_f32(Bench &b, uint32_t entry, const std::string &kernel, const std:
   b.mem.map(kArgs, 64, false);
   std::vector<uint32_t> got, want;
   const char *what = kernel.c_str();
-  if (kernel == "fcmp_f32" || kernel == "fcvt_f32") {
-    const unsigned per = kernel == "fcmp_f32" ? 16 : 12;
+  if (kernel == "fcmp_f32" || kernel == "fcvt_f32" || kernel == "fdiv_f32") {
+    const unsigned per = kernel == "fcmp_f32" ? 16 : kernel == "fcvt_f32" ? 12 : 8;
     std::vector<uint32_t> a, bv;
     if (have) {
       a = rec.v["a"], bv = rec.v["b"];
@@ -764,7 +790,8 @@ int test_ptx_f32(Bench &b, uint32_t entry, const std::string &kernel, const std:
     for (unsigned i = 0; i < n; ++i) {
       uint32_t o[16];
       if (per == 16) fcmp_ref(a[i], bv[i], o);
-      else fcvt_ref(a[i], bv[i], o);
+      else if (per == 12) fcvt_ref(a[i], bv[i], o);
+      else fdiv_ref(a[i], bv[i], o);
       for (unsigned k = 0; k < per; ++k) want.push_back(o[k]), got.push_back(b.mem.rd32(kBufC + 4 * (per * i + k)));
     }
     print_result(what, r, lanes_of_model());
@@ -1109,7 +1136,8 @@ int main(int argc, char **argv) {
   else if (test == "spin") test_spin(b, img.entry);
   else if (test == "fops") test_fops(b, img.entry);
   else if (test == "saxpy" && !mod) test_saxpy(b, img.entry, false);
-  else if (mod && (test == "saxpy" || test == "reduce_f32" || test == "fcmp_f32" || test == "fcvt_f32"))
+  else if (mod && (test == "saxpy" || test == "reduce_f32" || test == "fcmp_f32" || test == "fcvt_f32" ||
+                   test == "fdiv_f32"))
     test_ptx_f32(b, img.entry, test, o.nvidia);
   else {
     std::printf("unknown test %s\n", test.c_str());

@@ -1,5 +1,5 @@
 // The F extension on pairs of floats from memory (edge values included by the harness):
-// out[16*i + k], the results' bits. Inline asm where C would let the compiler choose (the
+// out[18*i + k], the results' bits. Inline asm where C would let the compiler choose (the
 // fused forms, fclass, the dynamic rounding mode); plain C where clang's choice is the
 // instruction under test (comparisons, conversions, fminf/fmaxf).
 #include "simt.h"
@@ -9,7 +9,7 @@ static inline unsigned bits(float f) { union { float f; unsigned u; } v = {f}; r
 void kernel_main(const struct args *p) {
   for (unsigned i = ctaid_x() * ntid_x() + tid_x(); i < p->n; i += nctaid_x() * ntid_x()) {
     float a = p->a[i], b = p->b[i], f;
-    unsigned *o = p->out + 16 * i, ub = bits(b), u;
+    unsigned *o = p->out + 18 * i, ub = bits(b), u;
     F3("fadd.s", f, a, b); o[0] = bits(f);
     F3("fsub.s", f, a, b); o[1] = bits(f);
     F3("fmul.s", f, a, b); o[2] = bits(f);
@@ -28,5 +28,7 @@ void kernel_main(const struct args *p) {
     // dynamic rounding: frm = RUP for one fadd, then back to RNE
     __asm__ volatile("fsrmi 3\n\tfadd.s %0, %1, %2\n\tfsrmi 0" : "=f"(f) : "f"(a), "f"(b));
     o[15] = bits(f);
+    F3("fdiv.s", f, a, b); o[16] = bits(f);
+    __asm__("fsqrt.s %0, %1" : "=f"(f) : "f"(a)); o[17] = bits(f);
   }
 }
