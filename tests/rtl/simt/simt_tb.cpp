@@ -873,6 +873,35 @@ int test_ptx_f32(Bench &b, uint32_t entry, const std::string &kernel, const std:
   return 0;
 }
 
+// fspin.c: the same recurrence here (fmaf for the fused steps; the kernel's `* 0.75f + x` is
+// fmadd.s too, clang contracts it: -ffp-contract=on is its default for C)
+static uint32_t fspin_ref(uint32_t i, uint32_t iters) {
+  volatile float x = (float)i * 0.001f, y = 1.0f;
+  for (uint32_t k = 0; k < iters; ++k) {
+    x = std::fmaf(x, 0.999f, 0.25f);
+    y = std::fmaf(std::fmaf(y, x, -0.5f), 0.75f, x);
+  }
+  return ubits(x + y);
+}
+
+int test_fspin(Bench &b, uint32_t entry) {
+  const unsigned iters = 200, threads = slots_of_model();
+  b.mem.map(kBufA, 4 * threads, true);
+  b.mem.map(kArgs, 64, false);
+  fill_args(b, {kBufA, iters});
+  Launch l;
+  l.args = kArgs;
+  l.block[0] = threads;
+  Result r = b.run(entry, l);
+  CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+  for (unsigned i = 0; i < threads; ++i)
+    CHECK(b.mem.rd32(kBufA + 4 * i) == fspin_ref(i, iters), "out[%u] = 0x%08x, want 0x%08x", i,
+          b.mem.rd32(kBufA + 4 * i), fspin_ref(i, iters));
+  print_result("fspin", r, lanes_of_model());
+  std::printf("f32_lane_ipc %.3f\n", double(r.lane_instrs) / (double(r.busy_cycles) * lanes_of_model()));
+  return 0;
+}
+
 int test_oob(Bench &b, uint32_t entry, const Options &o) {
   // out[] has k words mapped before an unmapped page; the loop runs past it.
   const unsigned k = 37, n = 200;
@@ -1135,6 +1164,7 @@ int main(int argc, char **argv) {
   else if (test == "oob") test_oob(b, img.entry, o);
   else if (test == "spin") test_spin(b, img.entry);
   else if (test == "fops") test_fops(b, img.entry);
+  else if (test == "fspin") test_fspin(b, img.entry);
   else if (test == "saxpy" && !mod) test_saxpy(b, img.entry, false);
   else if (mod && (test == "saxpy" || test == "reduce_f32" || test == "fcmp_f32" || test == "fcvt_f32" ||
                    test == "fdiv_f32"))
