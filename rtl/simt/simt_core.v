@@ -1,6 +1,7 @@
 `default_nettype none
-// simt_core: a programmable SIMT compute unit executing RV32IM. WARPS warps of LANES threads; the
-// lanes of a warp share fetch and issue, each lane has its own registers (simt_regfile) and PC.
+// simt_core: a programmable SIMT compute unit executing RV32IM, and F (single precision: simt_fpu,
+// simt_fdiv) with F_EXT. WARPS warps of LANES threads; the lanes of a warp share fetch and
+// issue, each lane has its own registers (simt_regfile) and PC.
 //
 // Issue: a barrel of four stages, one instruction of a warp in flight at a time, a different warp
 // every cycle. That needs no forwarding or hazard logic, and four or more ready warps keep every
@@ -11,9 +12,10 @@
 // lanes, with the lanes at that PC; the others wait. Lanes that took different ways meet again
 // where their PCs meet (for compiled if/else and loops, the join point is the higher address),
 // so ordinary clang -O2 output runs with no split/join instructions (docs/cores.md argues it).
-// Loads, stores and divisions leave the barrel: the warp waits (other warps go on) and, when
-// the load data or quotient is there, the same instruction is issued again and then writes it
-// back ("replay"), so the single register write port is only ever driven by S3.
+// Loads, stores, divisions and F operations leave the barrel: the warp waits (other warps go
+// on) and, when the load data, quotient or F result is there, the same instruction is issued
+// again and then writes it back ("replay"), so the single register write port (of each
+// register file) is only ever driven by S3.
 //
 // Launch: start_i with a grid of blocks; the unit runs one block at a time, a block being up to
 // WARPS*LANES threads (thread t in warp t/LANES, lane t%LANES); each thread starts at entry_pc_i.
