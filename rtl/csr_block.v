@@ -12,7 +12,8 @@ module csr_block #(
   parameter integer EXT_MEM     = 0,         // reported in CAPS.EXT_MEM (device memory is the SDRAM)
   parameter integer SIMT_LANES  = 0,         // reported in CAPS.SIMT and SIMT_CONFIG (0: no SIMT unit)
   parameter integer SIMT_WARPS  = 4,         // reported in SIMT_CONFIG
-  parameter integer SIMT_SHARED_BYTES = 4096 // reported in SIMT_CONFIG (KiB)
+  parameter integer SIMT_SHARED_BYTES = 4096, // reported in SIMT_CONFIG (KiB)
+  parameter integer SIMT_F      = 0          // reported in CAPS.SIMT_F (with the unit)
 ) (
   input  wire               clk_i,
   input  wire               rst_ni,
@@ -150,7 +151,7 @@ module csr_block #(
       case (csr_addr_i)
         REG_ID:            rdata = VMGPU_ID_MAGIC;
         REG_VERSION:       rdata = VMGPU_HW_VERSION;
-        REG_CAPS:          rdata = {4'd0, SIMT_LANES != 0, SIMT_LANES != 0, EXT_MEM != 0, GFX_ENGINE != 0, 8'd12, TLB_ENTRIES_W[7:0], 4'd0, N_RINGS_W[3:0]};  // bit 24: graphics engine, 25: SDRAM, 26: SIMT unit, 27: its atomics
+        REG_CAPS:          rdata = {3'd0, SIMT_LANES != 0 && SIMT_F != 0, SIMT_LANES != 0, SIMT_LANES != 0, EXT_MEM != 0, GFX_ENGINE != 0, 8'd12, TLB_ENTRIES_W[7:0], 4'd0, N_RINGS_W[3:0]};  // bit 24: graphics engine, 25: SDRAM, 26: SIMT unit, 27: its atomics, 28: its F
         REG_MEM_SIZE:      rdata = MEM_BYTES_W;
         REG_CYCLE_LO:      rdata = cycle_o[31:0];
         REG_CYCLE_HI:      rdata = cycle_hi_q;

@@ -12,6 +12,9 @@ rtl/graphics_engine.v
 rtl/tr_port_arb.v
 rtl/simt/simt_alu.v
 rtl/simt/simt_div.v
+rtl/simt/simt_fround.v
+rtl/simt/simt_fpu.v
+rtl/simt/simt_fdiv.v
 rtl/simt/simt_regfile.v
 rtl/simt/simt_amo_alu.v
 rtl/simt/simt_lsu.v

@@ -19,7 +19,9 @@ module vmgpu_top #(
   parameter integer SIMT_LANES  = 0,         // lanes per warp of the SIMT compute unit (rtl/simt); 0: no
                                              // unit (CAPS.SIMT reads 0, LAUNCH_PROG is BAD_COMMAND)
   parameter integer SIMT_WARPS  = 4,         // its warps (a block has at most SIMT_LANES x SIMT_WARPS threads)
-  parameter integer SIMT_SHARED_BYTES = 4096 // its shared memory (block RAM, a power of two)
+  parameter integer SIMT_SHARED_BYTES = 4096, // its shared memory (block RAM, a power of two)
+  parameter integer SIMT_F      = 1,         // 1: the unit has the F extension (rtl/simt/simt_fpu.v)
+  parameter integer SIMT_FDIV   = 1          // 1 (with SIMT_F): and fdiv.s/fsqrt.s (rtl/simt/simt_fdiv.v)
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -205,7 +207,8 @@ module vmgpu_top #(
     .EXT_MEM     (EXT_MEM),
     .SIMT_LANES  (SIMT_LANES),
     .SIMT_WARPS  (SIMT_WARPS),
-    .SIMT_SHARED_BYTES (SIMT_SHARED_BYTES)
+    .SIMT_SHARED_BYTES (SIMT_SHARED_BYTES),
+    .SIMT_F      (SIMT_F)
   ) u_csr (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -495,7 +498,9 @@ module vmgpu_top #(
         .LANES        (SIMT_LANES),
         .WARPS        (SIMT_WARPS),
         .SHARED_BYTES (SIMT_SHARED_BYTES),
-        .SHARED_BASE  (SIMT_SHARED_BASE)
+        .SHARED_BASE  (SIMT_SHARED_BASE),
+        .F_EXT        (SIMT_F),
+        .F_DIV        (SIMT_FDIV)
       ) u_simt (
         .clk_i              (unit_clk),
         .rst_ni             (rst_ni),

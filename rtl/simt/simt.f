@@ -1,6 +1,9 @@
 // The SIMT compute unit (issue 13), standalone until it is wired into vmgpu_top.
 rtl/simt/simt_alu.v
 rtl/simt/simt_div.v
+rtl/simt/simt_fround.v
+rtl/simt/simt_fpu.v
+rtl/simt/simt_fdiv.v
 rtl/simt/simt_regfile.v
 rtl/simt/simt_amo_alu.v
 rtl/simt/simt_lsu.v

@@ -87,7 +87,8 @@ module simt_alu (
     endcase
   end
 
-  assign addr_o = rs1_i + ((opcode == OP_STORE) ? imm_s : imm_i);
+  // STORE and STORE-FP (fsw, 0100111) take the S immediate
+  assign addr_o = rs1_i + (({opcode[6:3], opcode[1:0]} == {OP_STORE[6:3], OP_STORE[1:0]}) ? imm_s : imm_i);
 
   // The product's top bits (65:64) only carry the sign of a 33x33 product.
   wire unused_ok = &{1'b0, prod[65:64], jalr_target[0]};

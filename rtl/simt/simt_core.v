@@ -1,6 +1,7 @@
 `default_nettype none
-// simt_core: a programmable SIMT compute unit executing RV32IM. WARPS warps of LANES threads; the
-// lanes of a warp share fetch and issue, each lane has its own registers (simt_regfile) and PC.
+// simt_core: a programmable SIMT compute unit executing RV32IM, and F (single precision: simt_fpu,
+// simt_fdiv) with F_EXT. WARPS warps of LANES threads; the lanes of a warp share fetch and
+// issue, each lane has its own registers (simt_regfile) and PC.
 //
 // Issue: a barrel of four stages, one instruction of a warp in flight at a time, a different warp
 // every cycle. That needs no forwarding or hazard logic, and four or more ready warps keep every
@@ -11,9 +12,10 @@
 // lanes, with the lanes at that PC; the others wait. Lanes that took different ways meet again
 // where their PCs meet (for compiled if/else and loops, the join point is the higher address),
 // so ordinary clang -O2 output runs with no split/join instructions (docs/cores.md argues it).
-// Loads, stores and divisions leave the barrel: the warp waits (other warps go on) and, when
-// the load data or quotient is there, the same instruction is issued again and then writes it
-// back ("replay"), so the single register write port is only ever driven by S3.
+// Loads, stores, divisions and F operations leave the barrel: the warp waits (other warps go
+// on) and, when the load data, quotient or F result is there, the same instruction is issued
+// again and then writes it back ("replay"), so the single register write port (of each
+// register file) is only ever driven by S3.
 //
 // Atomics (RV32A's AMOs and Zacas's amocas.w; not LR/SC, which are illegal instructions) go
 // to the memory unit like stores, one request per lane, and come back like loads (the old word).
@@ -31,7 +33,9 @@ module simt_core #(
   parameter integer SHARED_BYTES = 4096,           // shared memory in block RAM (power of two)
   parameter [31:0]  SHARED_BASE = 32'hFF00_0000,   // its VA window, aligned to SHARED_BYTES
   parameter integer ICACHE_WORDS = 256,            // direct-mapped instruction cache words
-  parameter integer MAX_OUT = 8                    // memory port requests in flight
+  parameter integer MAX_OUT = 8,                   // memory port requests in flight
+  parameter integer F_EXT = 1,                     // 1: the F extension (simt_fpu per lane)
+  parameter integer F_DIV = 1                      // 1 (with F_EXT): fdiv.s, fsqrt.s (simt_fdiv)
 ) (
   input  wire                 clk_i,
   input  wire                 rst_ni,
@@ -92,6 +96,10 @@ module simt_core #(
                     CSR_LANE = 12'hCCC, CSR_WARP = 12'hCCD, CSR_ARGS = 12'hCCE,
                     CSR_STACK = 12'hCCF, CSR_SHARED_BASE = 12'hCD0, CSR_SHARED_SIZE = 12'hCD1,
                     CSR_TID_LINEAR = 12'hCD2, CSR_CYCLE = 12'hC00, CSR_BARRIER = 12'h800;
+  // F: fflags (reads 0: flags are not recorded), frm, fcsr (frm in [7:5]), and the custom
+  // fnan (bit 0: NVIDIA's NaN conventions, simt_fpu), all per thread
+  localparam [11:0] CSR_FFLAGS = 12'h001, CSR_FRM = 12'h002, CSR_FCSR = 12'h003,
+                    CSR_FNAN = 12'h801;
 
   localparam [1:0] ACC_READ = 2'd0, ACC_WRITE = 2'd1, ACC_FETCH = 2'd2, ACC_INSTR = 2'd3;
 
@@ -117,8 +125,10 @@ module simt_core #(
   reg [SLOTS-1:0]    live_q;         // thread has not ended
   reg [SLOTS-1:0]    parked_q;       // thread waits at the block barrier
   reg [WARPS-1:0]    inflight_q, wait_fetch_q, fetch_sent_q, wait_mem_q, mem_ready_q,
-                     wait_div_q,
+                     wait_div_q, wait_fpu_q, fpu_ready_q,
                      cas_half_q;     // amocas: the compare values went, now the second pass
+  reg [SLOTS*3-1:0]  frm_q;          // F: rounding mode per thread
+  reg [SLOTS-1:0]    fnan_q;         // F: NVIDIA's NaN conventions per thread
   reg [LW*WARPS-1:0] fetch_lane_q;   // lane named if the warp's fetch faults
   reg [WW-1:0]       rr_q;
 
@@ -138,7 +148,7 @@ module simt_core #(
   // ---------------------------------------------------------------- S0: schedule
   wire running = (phase_q == PH_RUN) && !halt_q;
   wire [WARPS-1:0] ready = warp_avail & ~inflight_q & ~wait_fetch_q & ~wait_mem_q &
-                           ~wait_div_q & {WARPS{running}};
+                           ~wait_div_q & ~wait_fpu_q & {WARPS{running}};
   reg          sel_v;
   reg [WW-1:0] sel_w;
   reg [WW-1:0] cand;
@@ -264,30 +274,72 @@ module simt_core #(
   wire is_ecall  = is_system && (inst[31:7] == 25'd0);
   wire is_csr    = is_system && (funct3 != 3'd0) && (funct3 != 3'd4);
   wire is_bar    = is_csr && (csr == CSR_BARRIER);
+  wire csr_f = (F_EXT != 0) &&
+               ((csr == CSR_FFLAGS) || (csr == CSR_FRM) || (csr == CSR_FCSR) || (csr == CSR_FNAN));
   wire csr_known = (csr[11:4] == 8'hCC) || (csr[11:4] == 8'hCD && csr[3:0] <= 4'h2) ||
-                   (csr == CSR_CYCLE) || (csr == CSR_BARRIER);
+                   (csr == CSR_CYCLE) || (csr == CSR_BARRIER) || csr_f;
+
+  // F (with F_EXT): flw/fsw go to the memory unit; everything else to simt_fpu, whose result
+  // comes back like a quotient (the warp waits, then the instruction is issued again and
+  // writes it). fdiv.s and fsqrt.s (with F_DIV) go to the lanes' iterative simt_fdiv, which
+  // shares the integer divider's control: one division of either kind in the unit at a time.
+  wire [4:0] rs2f = inst[24:20];
+  wire       rm_ok = (funct3 <= 3'd4) || (funct3 == 3'd7);
+  wire is_flw    = (F_EXT != 0) && (opcode == 7'b0000111) && (funct3 == 3'd2);
+  wire is_fsw    = (F_EXT != 0) && (opcode == 7'b0100111) && (funct3 == 3'd2);
+  wire is_fma4   = (opcode[6:4] == 3'b100) && (opcode[1:0] == 2'b11) && (inst[26:25] == 2'b00) &&
+                   rm_ok;
+  reg  is_opfp;
+  always @(*) begin
+    is_opfp = 1'b0;
+    if (opcode == 7'b1010011)
+      case (funct7)
+        7'h00, 7'h04, 7'h08: is_opfp = rm_ok;                                // fadd fsub fmul
+        7'h10, 7'h50:        is_opfp = (funct3 <= 3'd2);                     // fsgnj*, feq/flt/fle
+        7'h14:               is_opfp = (funct3 <= 3'd1);                     // fmin fmax
+        7'h60, 7'h68:        is_opfp = (rs2f <= 5'd1) && rm_ok;              // fcvt.w[u].s, .s.w[u]
+        7'h70:               is_opfp = (rs2f == 5'd0) && (funct3 <= 3'd1);   // fmv.x.w fclass
+        7'h78:               is_opfp = (rs2f == 5'd0) && (funct3 == 3'd0);   // fmv.w.x
+        default:             is_opfp = 1'b0;
+      endcase
+  end
+  wire is_fpu    = (F_EXT != 0) && (is_fma4 || is_opfp);
+  wire is_fds    = (F_EXT != 0) && (F_DIV != 0) && (opcode == 7'b1010011) && rm_ok &&
+                   ((funct7 == 7'h0C) || (funct7 == 7'h2C && rs2f == 5'd0));   // fdiv fsqrt
+  wire fpu_int   = (opcode == 7'b1010011) &&                                  // result in x[rd]
+                   ((funct7 == 7'h50) || (funct7 == 7'h60) || (funct7 == 7'h70));
+  wire writes_frd = is_flw || (is_fpu && !fpu_int) || is_fds;
+
   wire legal = is_lui | is_auipc | (opcode == 7'b1101111) | is_jalr | is_branch | is_load |
-               is_store | is_amo | is_opimm | is_op | is_fence | is_ecall | (is_csr & csr_known);
+               is_store | is_amo | is_opimm | is_op | is_fence | is_ecall | (is_csr & csr_known) |
+               is_flw | is_fsw | is_fpu | is_fds;
   wire writes_rd = (is_lui | is_auipc | is_jal | is_jalr | is_load | is_amo | is_opimm | is_op |
-                    is_csr) &&
-                   (rd != 5'd0);
+                    is_csr | (is_fpu & fpu_int)) && (rd != 5'd0);
 
   // ---------------------------------------------------------------- S3: lanes
   wire [LANES*32-1:0] rs1_v, rs2_v, alu_res, next_pc, addr, maddr, div_res, csr_v;
   wire [LANES-1:0]    div_done;
   wire [LANES*32-1:0] ld_data;
+  wire [LANES*32-1:0] frs2_v, fpu_res;
+  reg                 fpu_start;   // S3 hands its F operation to the lanes' simt_fpu
+  reg                 fpu_v_q;     // the simt_fpu result of warp fpu_w_q is there this cycle
+  reg [WW-1:0]        fpu_w_q;
   wire [LANES-1:0]    rf_we;
   wire [31:0]         rf_wdata [0:LANES-1];
   reg                 commit;      // S3 retires its instruction
   reg                 div_start;
   reg                 div_hold_q;  // quotients held for warp div_warp_q
   reg                 div_run_q;
+  reg                 div_f_q;     // the division running or held is simt_fdiv's
+  wire [LANES-1:0]    fdiv_done;
+  wire [LANES*32-1:0] fdiv_res;
   reg [WW-1:0]        div_warp_q;
 
   wire [WW+4:0] raddr1 = {s2_w_q, inst2[19:15]};
   wire [WW+4:0] raddr2 = {s2_w_q, s2_cas_first ? inst2[11:7] : inst2[24:20]};
   wire [4:0]    rs2_idx = cas_first ? rd : inst[24:20];
   wire [WW+4:0] waddr  = {s3_w_q, rd};
+  wire [WW+4:0] raddr3 = {s2_w_q, inst2[31:27]};
 
   genvar gl;
   generate
@@ -321,7 +373,7 @@ module simt_core #(
       simt_div u_div (
         .clk_i    (clk_i),
         .rst_ni   (rst_ni),
-        .start_i  (div_start),
+        .start_i  (div_start && is_div),
         .a_i      (rs1_v[gl*32 +: 32]),
         .b_i      (rs2_v[gl*32 +: 32]),
         .op_i     (funct3[1:0]),
@@ -354,21 +406,109 @@ module simt_core #(
           CSR_SHARED_SIZE: cv = SHARED_BYTES;
           CSR_TID_LINEAR:  cv = {{(32-SW){1'b0}}, slot};
           CSR_CYCLE:       cv = cycle_q;
-          default:         cv = 32'd0;
+          CSR_FRM:         cv = {29'd0, frm_q[slot*3 +: 3]};
+          CSR_FCSR:        cv = {24'd0, frm_q[slot*3 +: 3], 5'd0};
+          CSR_FNAN:        cv = {31'd0, fnan_q[slot]};
+          default:         cv = 32'd0;    // and CSR_FFLAGS
         endcase
       end
       assign csr_v[gl*32 +: 32] = cv;
 
       assign rf_wdata[gl] = (is_load | is_amo) ? ld_data[gl*32 +: 32] :
                             is_div  ? div_res[gl*32 +: 32] :
+                            is_fpu  ? fpu_res[gl*32 +: 32] :
                             is_csr  ? csr_v[gl*32 +: 32] : alu_res[gl*32 +: 32];
       assign rf_we[gl] = commit && s3_m_q[gl] && writes_rd;
+
+      // F: registers f0..f31 per warp (rs1, rs2 in one simt_regfile, rs3 in a second), the
+      // lane's simt_fpu, and its results held per warp until the warp is issued again
+      if (F_EXT != 0) begin : g_f
+        wire [31:0] fr1, fr2, fr3, fr3_unused, fout;
+        wire        fwe = commit && s3_m_q[gl] && writes_frd;
+        wire [31:0] fwdata = is_flw ? ld_data[gl*32 +: 32] :
+                             is_fds ? fdiv_res[gl*32 +: 32] : fpu_res[gl*32 +: 32];
+        simt_regfile #(.WARPS(WARPS)) u_frf (
+          .clk_i    (clk_i),
+          .raddr1_i (raddr1),
+          .raddr2_i (raddr2),
+          .rdata1_o (fr1),
+          .rdata2_o (fr2),
+          .we_i     (fwe),
+          .waddr_i  (waddr),
+          .wdata_i  (fwdata)
+        );
+        simt_regfile #(.WARPS(WARPS)) u_frf3 (
+          .clk_i    (clk_i),
+          .raddr1_i (raddr3),
+          .raddr2_i (raddr3),
+          .rdata1_o (fr3),
+          .rdata2_o (fr3_unused),
+          .we_i     (fwe),
+          .waddr_i  (waddr),
+          .wdata_i  (fwdata)
+        );
+        wire [2:0] frm_t = frm_q[slot*3 +: 3];
+        simt_fpu u_fpu (
+          .clk_i    (clk_i),
+          .en_i     (fpu_start),
+          .inst_i   (inst),
+          .rm_i     ((funct3 == 3'd7) ? frm_t : funct3),
+          .nvnan_i  (fnan_q[slot]),
+          .a_i      (fr1),
+          .b_i      (fr2),
+          .c_i      (fr3),
+          .x_i      (rs1_v[gl*32 +: 32]),
+          .result_o (fout)
+        );
+        if (F_DIV != 0) begin : g_fdiv
+          simt_fdiv u_fdiv (
+            .clk_i    (clk_i),
+            .rst_ni   (rst_ni),
+            .start_i  (div_start && is_fds),
+            .sqrt_i   (funct7[5]),
+            .rm_i     ((funct3 == 3'd7) ? frm_t : funct3),
+            .nvnan_i  (fnan_q[slot]),
+            .a_i      (fr1),
+            .b_i      (fr2),
+            .done_o   (fdiv_done[gl]),
+            .result_o (fdiv_res[gl*32 +: 32])
+          );
+        end else begin : g_nofdiv
+          assign fdiv_done[gl] = 1'b1;
+          assign fdiv_res[gl*32 +: 32] = 32'd0;
+        end
+        reg [31:0] fres_q [0:WARPS-1];
+        always @(posedge clk_i)
+          if (fpu_v_q) fres_q[fpu_w_q] <= fout;
+        assign fpu_res[gl*32 +: 32] = fres_q[s3_w_q];
+        assign frs2_v[gl*32 +: 32] = fr2;
+        wire unused_f = &{1'b0, fr3_unused};
+      end else begin : g_nof
+        assign fpu_res[gl*32 +: 32] = 32'd0;
+        assign frs2_v[gl*32 +: 32] = 32'd0;
+        assign fdiv_done[gl] = 1'b1;
+        assign fdiv_res[gl*32 +: 32] = 32'd0;
+        wire unused_nof = &{1'b0, writes_frd, raddr3, fdiv_res[gl*32 +: 32]};
+      end
+    end
+  endgenerate
+
+  // A CSR instruction's new value per lane (only the F CSRs keep it): csrrw/s/c, register or
+  // immediate source, applied to the value read.
+  wire [LANES*32-1:0] csr_new;
+  generate
+    for (gl = 0; gl < LANES; gl = gl + 1) begin : g_csrw
+      wire [31:0] src = funct3[2] ? {27'd0, inst[19:15]} : rs1_v[gl*32 +: 32];
+      wire [31:0] old = csr_v[gl*32 +: 32];
+      assign csr_new[gl*32 +: 32] = (funct3[1:0] == 2'd1) ? src :
+                                    (funct3[1:0] == 2'd2) ? (old | src) : (old & ~src);
     end
   endgenerate
 
   // ---------------------------------------------------------------- S3: what happens
   wire s3_go = s3_v_q && !halt_q;
   wire mem_replay = mem_ready_q[s3_w_q];
+  wire fpu_replay = fpu_ready_q[s3_w_q];
   wire div_replay = div_hold_q && (div_warp_q == s3_w_q);
 
   // alignment of every active lane's access; the lowest misaligned lane is reported
@@ -387,7 +527,7 @@ module simt_core #(
 
   wire lsu_ready;
   wire launch = (phase_q == PH_IDLE) && start_i;
-  wire is_mem = is_load | is_store | is_amo;
+  wire is_mem = is_load | is_store | is_amo | is_flw | is_fsw;
   wire lsu_op_valid = s3_go && legal && is_mem && !mem_replay && !misal_any;
   wire s3_fault_illegal = s3_go && !legal;
   wire s3_fault_misal = s3_go && legal && is_mem && !mem_replay && misal_any;
@@ -395,9 +535,13 @@ module simt_core #(
   always @(*) begin
     commit = 1'b0;
     div_start = 1'b0;
+    fpu_start = 1'b0;
     if (s3_go && legal) begin
       if (is_mem)      commit = mem_replay;
-      else if (is_div) begin
+      else if (is_fpu) begin
+        commit = fpu_replay;
+        fpu_start = !fpu_replay;
+      end else if (is_div || is_fds) begin
         commit = div_replay;
         div_start = !div_run_q && !div_hold_q;
       end else         commit = 1'b1;
@@ -452,9 +596,9 @@ module simt_core #(
     .op_warp_i       (s3_w_q),
     .op_mask_i       (s3_m_q),
     .op_addr_i       (maddr),
-    .op_data_i       (rs2_v),
+    .op_data_i       (is_fsw ? frs2_v : rs2_v),
     .op_funct3_i     (funct3),
-    .op_store_i      (is_store),
+    .op_store_i      (is_store | is_fsw),
     .op_amo_i        (is_amo),
     .op_funct5_i     (funct5),
     .op_cas_first_i  (cas_first),
@@ -509,7 +653,7 @@ module simt_core #(
   wire last_block = (bid_x_q == grid_x_q - 16'd1) && (bid_y_q == grid_y_q - 16'd1) &&
                     (bid_z_q == grid_z_q - 16'd1);
   // after a fault: the pipeline empty and every request the port took answered
-  wire drained = !s1_v_q && !s2_v_q && !s3_v_q && lsu_quiet;
+  wire drained = !s1_v_q && !s2_v_q && !s3_v_q && lsu_quiet && !fpu_v_q;
   assign busy_o = (phase_q != PH_IDLE);
 
   reg [LANES-1:0] popc_src;
@@ -562,6 +706,9 @@ module simt_core #(
       mem_ready_q <= {WARPS{1'b0}};
       wait_div_q <= {WARPS{1'b0}};
       cas_half_q <= {WARPS{1'b0}};
+      wait_fpu_q <= {WARPS{1'b0}};
+      fpu_ready_q <= {WARPS{1'b0}};
+      fpu_v_q <= 1'b0;
       div_run_q <= 1'b0;
       div_hold_q <= 1'b0;
       rr_q <= {WW{1'b0}};
@@ -630,6 +777,8 @@ module simt_core #(
               live_q[s] <= (s < nthreads_q);
               pc_q[s*32 +: 32] <= entry_q;
             end
+            frm_q <= {(SLOTS*3){1'b0}};     // each block's threads start with RNE
+            fnan_q <= {SLOTS{1'b0}};
           end
         end
         PH_RUN: begin
@@ -716,18 +865,30 @@ module simt_core #(
         end
       if (div_start) begin
         div_run_q <= 1'b1;
+        div_f_q <= is_fds;
         div_warp_q <= s3_w_q;
         wait_div_q[s3_w_q] <= 1'b1;
       end
-      if (div_run_q && !div_start && div_done[0]) begin
+      if (div_run_q && !div_start && (div_f_q ? fdiv_done[0] : div_done[0])) begin
         div_run_q <= 1'b0;
         div_hold_q <= 1'b1;
         wait_div_q[div_warp_q] <= 1'b0;
       end
+      // ---- F: simt_fpu answers a cycle after the start; the result waits in fres_q
+      fpu_v_q <= fpu_start;
+      if (fpu_start) begin
+        fpu_w_q <= s3_w_q;
+        wait_fpu_q[s3_w_q] <= 1'b1;
+      end
+      if (fpu_v_q) begin
+        wait_fpu_q[fpu_w_q] <= 1'b0;
+        fpu_ready_q[fpu_w_q] <= 1'b1;
+      end
       if (commit) begin
         if (is_mem) mem_ready_q[s3_w_q] <= 1'b0;
         if (is_amo) cas_half_q[s3_w_q] <= 1'b0;
-        if (is_div) div_hold_q <= 1'b0;
+        if (is_div || is_fds) div_hold_q <= 1'b0;
+        if (is_fpu) fpu_ready_q[s3_w_q] <= 1'b0;
         perf_lane_instrs_o <= perf_lane_instrs_o + {{(31-LW){1'b0}}, popc};
         perf_warp_instrs_o <= perf_warp_instrs_o + 32'd1;
         for (integer s = 0; s < SLOTS; s = s + 1)
@@ -735,6 +896,9 @@ module simt_core #(
             pc_q[s*32 +: 32] <= next_pc[(s % LANES)*32 +: 32];
             if (is_ecall) live_q[s] <= 1'b0;
             if (is_bar) parked_q[s] <= 1'b1;
+            if (is_csr && csr == CSR_FRM)  frm_q[s*3 +: 3] <= csr_new[(s % LANES)*32 +: 3];
+            if (is_csr && csr == CSR_FCSR) frm_q[s*3 +: 3] <= csr_new[(s % LANES)*32 + 5 +: 3];
+            if (is_csr && csr == CSR_FNAN) fnan_q[s] <= csr_new[(s % LANES)*32];
           end
       end
       if (bar_release) parked_q <= {SLOTS{1'b0}};
@@ -776,12 +940,14 @@ module simt_core #(
           wait_div_q <= {WARPS{1'b0}};
         cas_half_q <= {WARPS{1'b0}};
         div_hold_q <= 1'b0;
+        wait_fpu_q <= {WARPS{1'b0}};
+        fpu_ready_q <= {WARPS{1'b0}};
       end
     end
   end
   // Deliberately unused: the fill address's byte offset (fills are words), the other lanes'
   // division done flags (all lanes start and finish together; lane 0 speaks for them).
-  wire unused_ok = &{1'b0, fill_va[1:0], div_done[LANES-1:1]};
+  wire unused_ok = &{1'b0, fill_va[1:0], div_done[LANES-1:1], fdiv_done[LANES-1:1]};
 endmodule
 
 `default_nettype wire

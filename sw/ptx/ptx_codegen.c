@@ -13,6 +13,13 @@
 //
 // Scratch registers: t0-t2 (x5-x7) take spilled or immediate sources, t3 (x28) and t6 (x31)
 // are temporaries of the longer expansions, t4 (x29) a spilled destination.
+//
+// f32 registers live in the unit's F register file (f4-f31; f0-f2 take spilled or immediate
+// sources, f3 a spilled destination) and f32 arithmetic is the F extension's, rounding as the
+// PTX modifier says. Where an integer instruction names an f32 register (mov.b32, selp, st) its
+// bits move through fmv.x.w / fmv.w.x. A kernel that uses F sets CSR 0x801 (fnan) first, so
+// NaN results are NVIDIA's 0x7fffffff and float-to-integer conversions of NaN give 0, as on
+// NVIDIA's GPUs (docs/ptx.md, "f32").
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +29,7 @@
 #include "rv32_encode.h"
 
 enum { S0 = 5, S1 = 6, S2 = 7, T0 = 28, T1 = 31, SD = 29 };
+enum { FS0 = 0, FS1 = 1, FS2 = 2, FSD = 3 };
 
 typedef struct cg {
   ptx_ctx *c;
@@ -36,6 +44,7 @@ typedef struct cg {
   uint32_t local_base, frame;
   uint32_t shared_end;
   uint32_t flags;
+  int uses_f;      // the kernel has f32 registers or instructions: it sets CSR 0x801 first
 } cg;
 
 static void emit(cg *g, uint32_t w) {
@@ -180,11 +189,15 @@ static void warp32_id(cg *g, int rd, int lane) {
   emit(g, lane ? rv_opi(RV_ANDI, rd, rd, 31) : rv_srli(rd, rd, 5));
 }
 
-// A source operand in a register: its own, or `scratch` loaded with it.
+// A source operand in a register: its own, or `scratch` loaded with it (an f32 register's bits).
 static int src(cg *g, const opnd *o, int scratch) {
   switch (o->kind) {
     case O_REG: {
       const vreg *v = reg_of(g, o->reg);
+      if (v->phys >= 0 && v->rc == RC_F32) {
+        emit(g, rv_fop(RV_FMV_X_W, scratch, v->phys, 0, 0));
+        return scratch;
+      }
       if (v->phys >= 0) return v->phys;
       emit(g, rv_load(2, scratch, RV_SP, v->slot));
       return scratch;
@@ -223,11 +236,12 @@ static int dst_vreg(cg *g, const opnd *o) {
 }
 static int dst(cg *g, int vr) {
   const vreg *v = &g->k->regs[vr];
-  return v->phys >= 0 ? v->phys : SD;
+  return v->phys >= 0 && v->rc != RC_F32 ? v->phys : SD;
 }
 static void put(cg *g, int vr, int r) {
   const vreg *v = &g->k->regs[vr];
-  if (v->phys >= 0) mv(g, v->phys, r);
+  if (v->phys >= 0 && v->rc == RC_F32) emit(g, rv_fop(RV_FMV_W_X, v->phys, r, 0, 0));
+  else if (v->phys >= 0) mv(g, v->phys, r);
   else emit(g, rv_store(2, r, RV_SP, v->slot));
 }
 static int rc_of(cg *g, int vr) { return g->k->regs[vr].rc; }
@@ -256,6 +270,273 @@ static void select_reg(cg *g, int rd, int p, int a, int b) {
   emit(g, rv_op(RV_XOR, T1, a, b));
   emit(g, rv_op(RV_AND, T0, T0, T1));
   emit(g, rv_op(RV_XOR, rd, b, T0));
+}
+
+
+// ------------------------------------------------------------------------------ f32 operands
+
+static int is_freg(cg *g, const opnd *o) { return o->kind == O_REG && g->k->regs[o->reg].rc == RC_F32; }
+
+// An f32 source in an F register: its own, or `fscratch` loaded with it (a spilled register's
+// slot, an integer register's or an immediate's bits).
+static int fsrc(cg *g, const opnd *o, int fscratch) {
+  if (is_freg(g, o)) {
+    const vreg *v = &g->k->regs[o->reg];
+    if (v->phys >= 0) return v->phys;
+    emit(g, rv_flw(fscratch, RV_SP, v->slot));
+    return fscratch;
+  }
+  if (o->kind == O_IMM && (uint32_t)o->imm > 0xFFFFFFFFu && (o->imm >> 32) != -1)
+    fail(g, PTX_ERR_NOT_SUPPORTED, "a 64-bit (f64) immediate in an f32 instruction");
+  int r = src(g, o, T0);
+  emit(g, rv_fop(RV_FMV_W_X, fscratch, r, 0, 0));
+  return fscratch;
+}
+static int fdst(cg *g, int vr) {
+  const vreg *v = &g->k->regs[vr];
+  return v->rc == RC_F32 && v->phys >= 0 ? v->phys : FSD;
+}
+static void fput(cg *g, int vr, int fr) {
+  const vreg *v = &g->k->regs[vr];
+  if (v->rc == RC_F32) {
+    if (v->phys < 0) emit(g, rv_fsw(fr, RV_SP, v->slot));
+    else if (v->phys != fr) emit(g, rv_fop(RV_FSGNJ, v->phys, fr, fr, 0));  // fmv.s
+    return;
+  }
+  if (v->rc != RC_B32) fail(g, PTX_ERR_INVALID_PTX, "an f32 result needs a 32-bit register");
+  emit(g, rv_fop(RV_FMV_X_W, SD, fr, 0, 0));
+  put(g, vr, SD);
+}
+
+// PTX's rounding modifier as the F extension's static rounding mode: .rn (the default) RNE,
+// .rz RTZ, .rm RDN, .rp RUP; `irnd` takes the integer forms (.rni .rzi .rmi .rpi) instead.
+static uint32_t f_round(cg *g, int irnd) {
+  static const char *const names[2][4] = {{"rn", "rz", "rm", "rp"}, {"rni", "rzi", "rmi", "rpi"}};
+  for (int i = 0; i < g->in->nmods; ++i)
+    for (int r = 0; r < 4; ++r)
+      if (!strcmp(g->in->mods[i], names[irnd][r])) return (uint32_t)r;
+  return RV_RNE;
+}
+static int has_round(cg *g, int irnd) {
+  static const char *const names[2][4] = {{"rn", "rz", "rm", "rp"}, {"rni", "rzi", "rmi", "rpi"}};
+  for (int r = 0; r < 4; ++r)
+    if (insn_has(g->in, names[irnd][r])) return 1;
+  return 0;
+}
+
+// What NVIDIA computes with its own approximations cannot be matched bit for bit: refused.
+static void f_refuse_inexact(cg *g) {
+  const insn *in = g->in;
+  if (insn_has(in, "ftz"))
+    fail(g, PTX_ERR_NOT_SUPPORTED, "%s: .ftz (flushing subnormals) is not supported: the unit keeps "
+         "subnormals exactly, as IEEE 754 and PTX without .ftz do", in->text);
+  if (insn_has(in, "sat"))
+    fail(g, PTX_ERR_NOT_SUPPORTED, "%s: .sat (clamping to [0, 1]) is not supported", in->text);
+}
+
+// ------------------------------------------------------------------------------ f32 handlers
+
+// add sub mul .f32 (rounding .rn .rz .rm .rp; none means .rn, unfused: docs/ptx.md)
+static void gen_farith(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "f32 rn rz rm rp ftz sat");
+  f_refuse_inexact(g);
+  need_opnds(g, 3);
+  int d = dst_vreg(g, &in->o[0]), fd = fdst(g, d);
+  int a = fsrc(g, &in->o[1], FS0), b = fsrc(g, &in->o[2], FS1);
+  uint32_t f7 = !strcmp(in->op, "add") ? RV_FADD : !strcmp(in->op, "sub") ? RV_FSUB : RV_FMUL;
+  emit(g, rv_fop(f7, fd, a, b, f_round(g, 0)));
+  fput(g, d, fd);
+}
+
+// fma.rnd.f32 and mad.rnd.f32 (the same fused operation): one rounding
+static void gen_ffma(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "f32 rn rz rm rp ftz sat");
+  f_refuse_inexact(g);
+  if (!has_round(g, 0))
+    fail(g, PTX_ERR_NOT_SUPPORTED, "%s without a rounding modifier is not supported (fma needs .rn, .rz, .rm or .rp)", in->text);
+  need_opnds(g, 4);
+  int d = dst_vreg(g, &in->o[0]), fd = fdst(g, d);
+  int a = fsrc(g, &in->o[1], FS0), b = fsrc(g, &in->o[2], FS1), c = fsrc(g, &in->o[3], FS2);
+  emit(g, rv_fma(RV_FMADD, fd, a, b, c, f_round(g, 0)));
+  fput(g, d, fd);
+}
+
+// neg abs (fsgnjn/fsgnjx, NaNs made canonical), min max, copysign (the sign bit only)
+static void gen_fother(cg *g) {
+  const insn *in = g->in;
+  int two = !strcmp(in->op, "min") || !strcmp(in->op, "max") || !strcmp(in->op, "copysign");
+  only_mods(g, "f32 ftz");
+  f_refuse_inexact(g);
+  need_opnds(g, two ? 3 : 2);
+  int d = dst_vreg(g, &in->o[0]), fd = fdst(g, d);
+  int a = fsrc(g, &in->o[1], FS0);
+  if (!strcmp(in->op, "neg") || !strcmp(in->op, "abs")) {
+    // the sign bit, then fmax.s with itself: a NaN becomes the canonical 0x7fffffff, as
+    // NVIDIA's neg.f32 and abs.f32 give for every NaN (measured on an H100:
+    // tests/ptx/nvidia/fcmp_f32.txt); every other value passes unchanged
+    emit(g, rv_fop(RV_FSGNJ, fd, a, a, !strcmp(in->op, "neg") ? 1 : 2));
+    emit(g, rv_fop(RV_FMINMAX, fd, fd, fd, 1));
+  } else {
+    int b = fsrc(g, &in->o[2], FS1);
+    if (!strcmp(in->op, "copysign")) emit(g, rv_fop(RV_FSGNJ, fd, b, a, 0));  // b's value, a's sign
+    else emit(g, rv_fop(RV_FMINMAX, fd, a, b, !strcmp(in->op, "max")));
+  }
+  fput(g, d, fd);
+}
+
+// setp.cmp[.bool].f32: feq/flt/fle, swapped or inverted; the unordered forms are the inverse
+// of the opposite ordered compare
+static void gen_fsetp(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "eq ne lt le gt ge equ neu ltu leu gtu geu num nan and or xor f32 ftz");
+  f_refuse_inexact(g);
+  const char *cmp = in->nmods ? in->mods[0] : "";
+  const char *boolop = in->nmods > 2 ? in->mods[1] : NULL;
+  if (boolop && strcmp(boolop, "and") && strcmp(boolop, "or") && strcmp(boolop, "xor")) boolop = NULL;
+  need_opnds(g, boolop ? 4 : 3);
+  int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
+  if (rc_of(g, d) != RC_PRED) fail(g, PTX_ERR_INVALID_PTX, "setp writes a predicate");
+  int a = fsrc(g, &in->o[1], FS0), b = fsrc(g, &in->o[2], FS1);
+  int r = boolop ? T1 : rd;
+  enum { EQ = 2, LT = 1, LE = 0 };
+  // {compare, swap operands, invert}
+  static const struct { const char *n; int f3, swap, inv; } k[] = {
+      {"eq", EQ, 0, 0},  {"lt", LT, 0, 0},  {"le", LE, 0, 0},  {"gt", LT, 1, 0},  {"ge", LE, 1, 0},
+      {"neu", EQ, 0, 1}, {"geu", LT, 0, 1}, {"gtu", LE, 0, 1}, {"leu", LT, 1, 1}, {"ltu", LE, 1, 1},
+      {NULL, 0, 0, 0}};
+  int done = 0;
+  for (int i = 0; k[i].n && !done; ++i)
+    if (!strcmp(cmp, k[i].n)) {
+      emit(g, rv_fop(RV_FCMP, r, k[i].swap ? b : a, k[i].swap ? a : b, (uint32_t)k[i].f3));
+      if (k[i].inv) emit(g, rv_opi(RV_XORI, r, r, 1));
+      done = 1;
+    }
+  if (!done) {
+    if (!strcmp(cmp, "ne") || !strcmp(cmp, "equ")) {  // ne: a < b or b < a; equ: neither
+      emit(g, rv_fop(RV_FCMP, T0, a, b, LT));
+      emit(g, rv_fop(RV_FCMP, r, b, a, LT));
+      emit(g, rv_op(RV_OR, r, r, T0));
+      if (!strcmp(cmp, "equ")) emit(g, rv_opi(RV_XORI, r, r, 1));
+    } else if (!strcmp(cmp, "num") || !strcmp(cmp, "nan")) {  // num: neither is a NaN
+      emit(g, rv_fop(RV_FCMP, T0, a, a, EQ));
+      emit(g, rv_fop(RV_FCMP, r, b, b, EQ));
+      emit(g, rv_op(RV_AND, r, r, T0));
+      if (!strcmp(cmp, "nan")) emit(g, rv_opi(RV_XORI, r, r, 1));
+    } else {
+      fail(g, PTX_ERR_INVALID_PTX, "comparison .%s is not one of the floating-point comparisons", cmp);
+    }
+  }
+  if (boolop) {
+    int c = src(g, &in->o[3], S2);
+    enum rv_op o = !strcmp(boolop, "and") ? RV_AND : !strcmp(boolop, "or") ? RV_OR : RV_XOR;
+    emit(g, rv_op(o, rd, r, c));
+  }
+  put(g, d, rd);
+}
+
+// selp into an f32 register: the second source, then the first where the predicate holds
+static void gen_fselp(cg *g) {
+  const insn *in = g->in;
+  int d = dst_vreg(g, &in->o[0]), fd = fdst(g, d);
+  int p = src(g, &in->o[3], S2);
+  int b = fsrc(g, &in->o[2], FS1);
+  if (fd != b) emit(g, rv_fop(RV_FSGNJ, fd, b, b, 0));
+  int at = g->n;
+  emit(g, 0);
+  int a = fsrc(g, &in->o[1], FS0);
+  emit(g, rv_fop(RV_FSGNJ, fd, a, a, 0));
+  g->buf[at] = rv_b((g->n - at) * 4, RV_ZERO, p, 0);  // beq p, zero: keep b
+  fput(g, d, fd);
+}
+
+// cvt with an f32 side: .rn/.rz/.rm/.rp.f32 from s32/u32 (and narrower integers), .rni/.rzi/
+// .rmi/.rpi to s32/u32; NaN gives 0 and out-of-range values saturate, as PTX says (fnan mode)
+static void gen_fcvt(cg *g, const char *dtype, const char *stype) {
+  const insn *in = g->in;
+  tinfo dt = parse_type(dtype), st = parse_type(stype);
+  f_refuse_inexact(g);
+  if ((dt.is_float && dt.bits != 32) || (st.is_float && st.bits != 32))
+    fail(g, PTX_ERR_NOT_SUPPORTED, "%s: only f32 floating point is supported (no f16/bf16/f64)", in->text);
+  if (dt.is_float && st.is_float)
+    fail(g, PTX_ERR_NOT_SUPPORTED, "%s: rounding a float to an integral float has no F instruction", in->text);
+  int d = dst_vreg(g, &in->o[0]);
+  if (dt.is_float) {  // integer -> f32
+    only_mods(g, "rn rz rm rp f32 s8 s16 s32 u8 u16 u32 s64 u64");
+    if (st.bits == 64) fail(g, PTX_ERR_NOT_SUPPORTED, "%s needs the 64-bit register's high word (docs/ptx.md)", in->text);
+    if (!has_round(g, 0)) fail(g, PTX_ERR_INVALID_PTX, "%s: a conversion to f32 needs a rounding modifier", in->text);
+    int x = src(g, &in->o[1], S0);
+    if (st.bits < 32) {
+      extend(g, T0, x, st.bits, st.is_signed);
+      x = T0;
+    }
+    int fd = fdst(g, d);
+    emit(g, rv_fop(RV_FCVT_S_W, fd, x, st.is_signed ? 0 : 1, f_round(g, 0)));
+    fput(g, d, fd);
+    return;
+  }
+  only_mods(g, "rni rzi rmi rpi f32 s32 u32 s64 u64 s16 u16 s8 u8");  // f32 -> integer
+  if (dt.bits != 32) fail(g, PTX_ERR_NOT_SUPPORTED, "%s: only 32-bit integer results are supported", in->text);
+  if (!has_round(g, 1)) fail(g, PTX_ERR_INVALID_PTX, "%s: a conversion to an integer needs .rni, .rzi, .rmi or .rpi", in->text);
+  int a = fsrc(g, &in->o[1], FS0), rd = dst(g, d);
+  emit(g, rv_fop(RV_FCVT_W_S, rd, a, dt.is_signed ? 0 : 1, f_round(g, 1)));
+  put(g, d, rd);
+}
+
+// div rcp sqrt .rn/.rz/.rm/.rp.f32: IEEE 754's correctly rounded division and square root,
+// which the unit's simt_fdiv computes exactly (rcp is 1.0 / x)
+static void gen_fdiv(cg *g) {
+  const insn *in = g->in;
+  int is_sqrt = !strcmp(in->op, "sqrt"), is_rcp = !strcmp(in->op, "rcp");
+  only_mods(g, "f32 rn rz rm rp ftz sat");
+  f_refuse_inexact(g);
+  need_opnds(g, is_sqrt || is_rcp ? 2 : 3);
+  int d = dst_vreg(g, &in->o[0]), fd = fdst(g, d);
+  uint32_t rm = f_round(g, 0);
+  if (is_sqrt) {
+    emit(g, rv_fop(0x2C, fd, fsrc(g, &in->o[1], FS0), 0, rm));
+  } else if (is_rcp) {
+    opnd one = {.kind = O_IMM, .imm = 0x3F800000};
+    int a = fsrc(g, &one, FS0), b = fsrc(g, &in->o[1], FS1);
+    emit(g, rv_fop(0x0C, fd, a, b, rm));
+  } else {
+    int a = fsrc(g, &in->o[1], FS0), b = fsrc(g, &in->o[2], FS1);
+    emit(g, rv_fop(0x0C, fd, a, b, rm));
+  }
+  fput(g, d, fd);
+}
+
+static const char *const kFloatApprox[] = {"rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2",
+                                           "tanh", "div", "testp", NULL};
+
+// f32 instructions of the arithmetic families; returns 0 when the instruction is not one
+static int gen_float(cg *g) {
+  const insn *in = g->in;
+  const char *t = insn_type(in);
+  for (int i = 0; kFloatApprox[i]; ++i)
+    if (!strcmp(in->op, kFloatApprox[i]) && t && parse_type(t).is_float) {
+      if (insn_has(in, "approx") || insn_has(in, "full") || !strcmp(in->op, "sin") ||
+          !strcmp(in->op, "cos") || !strcmp(in->op, "lg2") || !strcmp(in->op, "ex2") ||
+          !strcmp(in->op, "tanh") || !strcmp(in->op, "rsqrt"))
+        fail(g, PTX_ERR_NOT_SUPPORTED, "%s is one of NVIDIA's hardware approximations, which the unit "
+             "cannot reproduce bit for bit", in->text);
+      if (!strcmp(in->op, "testp")) fail(g, PTX_ERR_NOT_SUPPORTED, "%s is not supported", in->text);
+      if (strcmp(t, "f32")) fail(g, PTX_ERR_NOT_SUPPORTED, "%s: only f32 floating point is supported (no f16/bf16/f64)", in->text);
+      if (!has_round(g, 0)) fail(g, PTX_ERR_INVALID_PTX, "%s needs .rn, .rz, .rm, .rp, .approx or .full", in->text);
+      gen_fdiv(g);
+      return 1;
+    }
+  if (!t || !parse_type(t).is_float) return 0;
+  if (parse_type(t).bits != 32 || strcmp(t, "f32"))
+    fail(g, PTX_ERR_NOT_SUPPORTED, "%s: only f32 floating point is supported (no f16/bf16/f64)", in->text);
+  if (!strcmp(in->op, "add") || !strcmp(in->op, "sub") || !strcmp(in->op, "mul")) gen_farith(g);
+  else if (!strcmp(in->op, "fma") || !strcmp(in->op, "mad")) gen_ffma(g);
+  else if (!strcmp(in->op, "neg") || !strcmp(in->op, "abs") || !strcmp(in->op, "min") ||
+           !strcmp(in->op, "max") || !strcmp(in->op, "copysign")) gen_fother(g);
+  else if (!strcmp(in->op, "setp")) gen_fsetp(g);
+  else return 0;  // mov, selp, ld, st, cvt: their own handlers look at the register classes
+  return 1;
 }
 
 // ------------------------------------------------------------------------------ branches
@@ -495,6 +776,10 @@ static void gen_selp(cg *g) {
   const insn *in = g->in;
   only_mods(g, "b32 s32 u32 b64 s64 u64 f32 b16 s16 u16");
   need_opnds(g, 4);
+  if (is_freg(g, &in->o[0])) {
+    gen_fselp(g);
+    return;
+  }
   int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
   int a = src(g, &in->o[1], S0), b = src(g, &in->o[2], S1), p = src(g, &in->o[3], S2);
   select_reg(g, rd, p, a, b);
@@ -524,6 +809,15 @@ static void gen_mov(cg *g) {
       return;
     }
     fail(g, PTX_ERR_NOT_SUPPORTED, "unpacking a 64-bit register needs its high word (docs/ptx.md)");
+  }
+  if (is_freg(g, o0) && o1->kind != O_VEC) {  // into an F register: bits, or an fmv.s
+    int d = dst_vreg(g, o0);
+    if (o1->kind == O_SREG || o1->kind == O_SYM) {
+      put(g, d, src(g, o1, S0));
+      return;
+    }
+    fput(g, d, fsrc(g, o1, FS0));
+    return;
   }
   int d = dst_vreg(g, o0), rd = dst(g, d);
   if (o1->kind == O_VEC) {  // pack
@@ -565,10 +859,10 @@ static void gen_cvt(cg *g) {
   }
   if (nt != 2) fail(g, PTX_ERR_INVALID_PTX, "cvt needs a destination and a source type");
   tinfo dt = parse_type(types[0]), st = parse_type(types[1]);
-  if (dt.is_float || st.is_float)
-    fail(g, PTX_ERR_NOT_SUPPORTED,
-         "floating-point conversion (.%s.%s) needs the F extension, which the SIMT unit does not have yet",
-         types[0], types[1]);
+  if (dt.is_float || st.is_float) {
+    gen_fcvt(g, types[0], types[1]);
+    return;
+  }
   only_mods(g, "u8 u16 u32 u64 s8 s16 s32 s64");
   int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
   int x = src(g, &in->o[1], S0);
@@ -724,6 +1018,12 @@ static void gen_ld(cg *g) {
   for (int i = 0; i < nd; ++i) {
     if (dregs[i] < 0) continue;
     reg_of(g, dregs[i]);
+    if (rc_of(g, dregs[i]) == RC_F32 && f3 == 2) {  // 32 bits into an F register
+      int fd = fdst(g, dregs[i]);
+      emit(g, rv_flw(fd, base, off + i * esz));
+      fput(g, dregs[i], fd);
+      continue;
+    }
     int rd = dst(g, dregs[i]);
     emit(g, rv_load(f3, rd, base, off + i * esz));  // a 64-bit load keeps the low word
     if (rc_of(g, dregs[i]) == RC_B16 && f3 != 5 && f3 != 4) zext16(g, rd, rd);
@@ -761,6 +1061,10 @@ static void gen_st(cg *g) {
   int32_t off;
   mem_addr(g, &in->o[0], space, S2, esz * (ne - 1), &base, &off);
   for (int i = 0; i < ne; ++i) {
+    if (is_freg(g, &el[i]) && f3 == 2) {  // 32 bits from an F register
+      emit(g, rv_fsw(fsrc(g, &el[i], FS0), base, off + i * esz));
+      continue;
+    }
     int r = src(g, &el[i], S0);
     emit(g, rv_store(f3, r, base, off + i * esz));
   }
@@ -853,31 +1157,29 @@ static const struct { const char *op; void (*gen)(cg *); } kHandlers[] = {
     {"exit", gen_exit},   {"trap", gen_trap},  {"bfe", gen_bitfield}, {"bfi", gen_bitfield},
     {NULL, NULL}};
 
-static const char *const kFloatOnly[] = {"fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2",
-                                         "tanh", "copysign", "testp", NULL};
+static void gen_one(cg *g, void (*gen)(cg *)) {
+  if (!gen_float(g)) {
+    if (!gen) fail(g, PTX_ERR_NOT_SUPPORTED, "instruction %s is not supported by the translator", g->in->text);
+    gen(g);
+  }
+}
 
 static void gen_insn(cg *g) {
   const insn *in = g->in;
-  for (int i = 0; kFloatOnly[i]; ++i)
-    if (!strcmp(in->op, kFloatOnly[i]))
-      fail(g, PTX_ERR_NOT_SUPPORTED, "%s is floating-point arithmetic: it needs the F extension, "
-           "which the SIMT unit does not have yet", in->text);
-  for (int i = 0; kHandlers[i].op; ++i) {
-    if (strcmp(kHandlers[i].op, in->op) != 0) continue;
-    if (in->guard >= 0 && strcmp(in->op, "bra") != 0) {
-      // a guarded instruction: branch over it where the guard does not hold
-      opnd p = {.kind = O_REG, .reg = in->guard};
-      int r = src(g, &p, S0);
-      int at = g->n;
-      emit(g, 0);
-      kHandlers[i].gen(g);
-      g->buf[at] = rv_b((g->n - at) * 4, RV_ZERO, r, in->guard_neg ? 1 : 0);  // skip if false
-      return;
-    }
-    kHandlers[i].gen(g);
+  void (*gen)(cg *) = NULL;
+  for (int i = 0; kHandlers[i].op && !gen; ++i)
+    if (!strcmp(kHandlers[i].op, in->op)) gen = kHandlers[i].gen;
+  if (in->guard >= 0 && strcmp(in->op, "bra") != 0) {
+    // a guarded instruction: branch over it where the guard does not hold
+    opnd p = {.kind = O_REG, .reg = in->guard};
+    int r = src(g, &p, S0);
+    int at = g->n;
+    emit(g, 0);
+    gen_one(g, gen);
+    g->buf[at] = rv_b((g->n - at) * 4, RV_ZERO, r, in->guard_neg ? 1 : 0);  // skip if false
     return;
   }
-  fail(g, PTX_ERR_NOT_SUPPORTED, "instruction %s is not supported by the translator", in->text);
+  gen_one(g, gen);  // no handler: f32 only (fma, copysign, ...) or refused
 }
 
 static void one_pass(cg *g) {
@@ -889,6 +1191,7 @@ static void one_pass(cg *g) {
     emit(g, rv_csrrs(RV_SP, 0xCCF, RV_ZERO));
     emit(g, rv_opi(RV_ADDI, RV_SP, RV_SP, -(int32_t)g->frame));
   }
+  if (g->uses_f) emit(g, rv_csrrwi(RV_ZERO, 0x801, 1));  // fnan: NVIDIA's NaN conventions
   for (int i = 0; i < g->k->ninsns; ++i) {
     g->insn_at[i] = g->n;
     g->in = &g->k->insns[i];
@@ -933,6 +1236,9 @@ void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out) {
              "kernel %s needs %u bytes of stack per thread (spills and .local); at most 2032",
              k->name, g.frame);
   }
+  for (int r = 0; r < k->nregs && !g.uses_f; ++r) g.uses_f = k->regs[r].rc == RC_F32 && k->regs[r].start >= 0;
+  for (int i = 0; i < k->ninsns && !g.uses_f; ++i)
+    for (int m = 0; m < k->insns[i].nmods; ++m) g.uses_f |= !strcmp(k->insns[i].mods[m], "f32");
   g.insn_at = calloc((size_t)k->ninsns + 1, sizeof(int));
   g.label_at = calloc((size_t)k->ninsns + 1, sizeof(int));
   if (!g.insn_at || !g.label_at) {

@@ -153,6 +153,8 @@ int insn_writes_first(const insn *in);  // 1: operand 0 is a destination (a regi
 // the code generator keeps for spilled operands and expansions.
 #define PTX_NUM_ALLOC 24
 extern const int ptx_alloc_regs[PTX_NUM_ALLOC];
+#define PTX_NUM_FALLOC 28
+extern const int ptx_alloc_fregs[PTX_NUM_FALLOC];   // f32 registers (the F register file)
 const char *insn_type(const insn *in);  // the last type modifier (.u32, .s64, ...) or NULL
 
 #endif

@@ -21,6 +21,9 @@
 
 const int ptx_alloc_regs[PTX_NUM_ALLOC] = {8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
                                            21, 22, 23, 24, 25, 26, 27, 1,  3,  4,  30};
+// f32 registers: f4..f31 (f0-f2 take spilled or immediate sources, f3 a spilled destination)
+const int ptx_alloc_fregs[PTX_NUM_FALLOC] = {4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17,
+                                             18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
 
 int insn_writes_first(const insn *in) {
   static const char *const no_dst[] = {"st", "bra", "bar", "barrier", "ret", "exit", "red",
@@ -82,6 +85,52 @@ static int cmp_start(const void *a, const void *b, void *ctx) {
 static const vreg *g_sort_regs;
 static int cmp_start_q(const void *a, const void *b) { return cmp_start(a, b, (void *)g_sort_regs); }
 
+// Linear scan over the intervals in `order` of one register file: integer (f = 0) or F (f = 1).
+static void scan(ptx_ctx *c, kernel_ir *k, const int *order, int cnt, int f, int *slots) {
+  const int *pool = f ? ptx_alloc_fregs : ptx_alloc_regs;
+  int npool = f ? PTX_NUM_FALLOC : PTX_NUM_ALLOC;
+  if (c->opt.max_regs < PTX_NUM_ALLOC) npool = (int)c->opt.max_regs;  // a limit the caller set
+  int active[PTX_NUM_FALLOC], nact = 0, owner[32];
+  for (int p = 0; p < 32; ++p) owner[p] = -1;
+  for (int oi = 0; oi < cnt; ++oi) {
+    int r = order[oi];
+    vreg *v = &k->regs[r];
+    if ((v->rc == RC_F32) != f) continue;
+    // expire intervals that ended before this one starts
+    for (int a = 0; a < nact;) {
+      if (k->regs[active[a]].end < v->start) {
+        owner[k->regs[active[a]].phys] = -1;
+        active[a] = active[--nact];
+      } else {
+        ++a;
+      }
+    }
+    int phys = -1;
+    for (int p = 0; p < npool && phys < 0; ++p)
+      if (owner[pool[p]] < 0) phys = pool[p];
+    if (phys >= 0) {
+      v->phys = phys;
+      owner[phys] = r;
+      active[nact++] = r;
+      continue;
+    }
+    int far = 0;
+    for (int a = 1; a < nact; ++a)
+      if (k->regs[active[a]].end > k->regs[active[far]].end) far = a;
+    vreg *fv = &k->regs[active[far]];
+    if (nact > 0 && fv->end > v->end) {  // the active one lives longer: it goes to the stack
+      v->phys = fv->phys;
+      owner[v->phys] = r;
+      fv->phys = -1;
+      fv->slot = 4 * (*slots)++;
+      active[far] = r;
+    } else {
+      v->phys = -1;
+      v->slot = 4 * (*slots)++;
+    }
+  }
+}
+
 void ptx_regalloc(ptx_ctx *c, kernel_ir *k) {
   int n = k->ninsns, nr = k->nregs, words = (nr + 63) / 64;
   if (words == 0) words = 1;
@@ -136,51 +185,16 @@ void ptx_regalloc(ptx_ctx *c, kernel_ir *k) {
     }
   }
 #undef EXTEND
-  // 3. linear scan
+  // 3. linear scan, once for the integer registers and once for the f32 ones (the unit's F
+  //    register file); both spill to the same stack slots
   int cnt = 0;
   for (int r = 0; r < nr; ++r)
     if (k->regs[r].start >= 0) order[cnt++] = r;
   g_sort_regs = k->regs;
   qsort(order, (size_t)cnt, sizeof(int), cmp_start_q);
-  int active[PTX_NUM_ALLOC], nact = 0, owner[32];
-  for (int p = 0; p < 32; ++p) owner[p] = -1;
   int slots = 0;
-  for (int oi = 0; oi < cnt; ++oi) {
-    int r = order[oi];
-    vreg *v = &k->regs[r];
-    // expire intervals that ended before this one starts
-    for (int a = 0; a < nact;) {
-      if (k->regs[active[a]].end < v->start) {
-        owner[k->regs[active[a]].phys] = -1;
-        active[a] = active[--nact];
-      } else {
-        ++a;
-      }
-    }
-    int phys = -1;
-    for (int p = 0; p < (int)c->opt.max_regs && phys < 0; ++p)
-      if (owner[ptx_alloc_regs[p]] < 0) phys = ptx_alloc_regs[p];
-    if (phys >= 0) {
-      v->phys = phys;
-      owner[phys] = r;
-      active[nact++] = r;
-      continue;
-    }
-    int far = 0;
-    for (int a = 1; a < nact; ++a)
-      if (k->regs[active[a]].end > k->regs[active[far]].end) far = a;
-    vreg *fv = &k->regs[active[far]];
-    if (fv->end > v->end) {  // the active one lives longer: it goes to the stack
-      v->phys = fv->phys;
-      owner[v->phys] = r;
-      fv->phys = -1;
-      fv->slot = 4 * slots++;
-      active[far] = r;
-    } else {
-      v->phys = -1;
-      v->slot = 4 * slots++;
-    }
-  }
+  scan(c, k, order, cnt, 0, &slots);
+  scan(c, k, order, cnt, 1, &slots);
   k->spill_bytes = 4 * slots;
   free(in_), free(out), free(tmp), free(order);
 }

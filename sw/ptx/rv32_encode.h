@@ -1,4 +1,4 @@
-// RV32IM (+ the A extension's AMOs and Zacas's amocas.w) instruction encodings, as the RISC-V
+// RV32IMF (+ the A extension's AMOs and Zacas's amocas.w) instruction encodings, as the RISC-V
 // unprivileged specification lays out the R, I, S, B, U and J formats.
 #ifndef VMGPU_RV32_ENCODE_H
 #define VMGPU_RV32_ENCODE_H
@@ -64,5 +64,21 @@ static inline uint32_t rv_fence(void) { return 0x0FF0000Fu; }  // fence iorw, io
 static inline uint32_t rv_amo(uint32_t f5, int rd, int rs1, int rs2) {
   return rv_r(f5 << 2 | 3, rs2, rs1, 2, rd, 0x2F);
 }
+
+// F: flw/fsw, OP-FP (opcode 0x53: funct7, rs2 field, funct3 = rounding mode or selector) and
+// the fused multiply-adds (R4: rs3 in [31:27], fmt 00 = single)
+enum { RV_RNE = 0, RV_RTZ = 1, RV_RDN = 2, RV_RUP = 3 };
+enum { RV_FADD = 0x00, RV_FSUB = 0x04, RV_FMUL = 0x08, RV_FSGNJ = 0x10, RV_FMINMAX = 0x14,
+       RV_FCMP = 0x50, RV_FCVT_W_S = 0x60, RV_FCVT_S_W = 0x68, RV_FMV_X_W = 0x70, RV_FMV_W_X = 0x78 };
+enum { RV_FMADD = 0x43, RV_FMSUB = 0x47, RV_FNMSUB = 0x4B, RV_FNMADD = 0x4F };
+static inline uint32_t rv_flw(int rd, int rs1, int32_t off) { return rv_i(off, rs1, 2, rd, 0x07); }
+static inline uint32_t rv_fsw(int rs2, int rs1, int32_t off) { return rv_s(off, rs2, rs1, 2, 0x27); }
+static inline uint32_t rv_fop(uint32_t f7, int rd, int rs1, int rs2, uint32_t f3) {
+  return rv_r(f7, rs2, rs1, f3, rd, 0x53);
+}
+static inline uint32_t rv_fma(uint32_t opc, int rd, int rs1, int rs2, int rs3, uint32_t rm) {
+  return (uint32_t)rs3 << 27 | rv_r(0, rs2, rs1, rm, rd, opc);
+}
+static inline uint32_t rv_csrrwi(int rd, uint32_t csr, uint32_t zimm) { return rv_i((int32_t)csr, (int)zimm, 5, rd, 0x73); }
 
 #endif

@@ -1,5 +1,6 @@
 // Host tests of the PTX translator (sw/ptx): every fixture of NVRTC's translates with the
-// descriptor its source implies; f32 arithmetic, a made-up instruction and PTX that needs a
+// descriptor its source implies; f32 forms the unit cannot compute bit for bit (.ftz, .sat,
+// NVIDIA's approximations, div/sqrt without fdiv), a made-up instruction and PTX that needs a
 // 64-bit register's high word fail with the named error at the right line; bad arguments;
 // and the ptx_translate_ms figure.
 //
@@ -114,7 +115,7 @@ static void expect_body_error(const char *what, const char *insn, ptx_status wan
   char text[1024];
   snprintf(text, sizeof text,
            "%s.visible .entry k(.param .u64 k_p0)\n{\n.reg .pred %%p<3>;\n.reg .b32 %%r<5>;\n"
-           ".reg .b64 %%rd<5>;\n%s\nret;\n}\n", kHead, insn);
+           ".reg .b64 %%rd<5>; .reg .f32 %%f<5>;\n%s\nret;\n}\n", kHead, insn);
   expect_error(what, text, want, 9, instr);
 }
 
@@ -135,7 +136,9 @@ int main(int argc, char **argv) {
       {"collatz.ptx", "collatz", 4, 0}, {"reduce.ptx", "reduce", 3, 256},
       {"index2d.ptx", "index2d", 3, 0}, {"oob.ptx", "oob", 3, 0},
       {"spin.ptx", "spin", 2, 0},       {"intops.ptx", "intops", 4, 0},
-      {"atomics.ptx", "histo", 4, 0}};
+      {"atomics.ptx", "histo", 4, 0},   {"saxpy_f32.ptx", "saxpy", 4, 0},
+      {"reduce_f32.ptx", "reduce_f32", 4, 256}, {"fcmp_f32.ptx", "fcmp_f32", 4, 0},
+      {"fcvt_f32.ptx", "fcvt_f32", 4, 0}, {"fdiv_f32.ptx", "fdiv_f32", 4, 0}};
   for (size_t i = 0; i < sizeof kOk / sizeof kOk[0]; ++i) {
     ptx_module *m = translate_ok(dir, kOk[i].file, kOk[i].kernel);
     if (!m) continue;
@@ -145,8 +148,10 @@ int main(int argc, char **argv) {
       CHECK(k->shared_bytes == kOk[i].shared, "%s: %u bytes shared", kOk[i].file, k->shared_bytes);
       int atomics = strcmp(kOk[i].kernel, "histo") == 0;
       CHECK(!!(k->flags & PTX_KERNEL_NEEDS_ATOMICS) == atomics, "%s: needs-atomics flag", kOk[i].file);
-      // pointer parameters are 8 bytes at 8-byte offsets
-      CHECK(k->params[0].size == 8 && k->params[0].offset == 0, "%s: first parameter", kOk[i].file);
+      // pointer parameters are 8 bytes at 8-byte offsets (saxpy's first one is the float a)
+      uint32_t size0 = strcmp(kOk[i].kernel, "saxpy") == 0 ? 4 : 8;
+      CHECK(k->params[0].size == size0 && k->params[0].offset == 0, "%s: first parameter", kOk[i].file);
+      if (size0 == 4) CHECK(k->params[1].offset == 8, "%s: the pointer after a float at 8", kOk[i].file);
       // the line map: sorted, inside the code, every word of the kernel on a line
       int sorted = m->num_lines > 0;
       for (uint32_t j = 1; j < m->num_lines; ++j)
@@ -207,13 +212,16 @@ int main(int argc, char **argv) {
     ptx_module_free(lm);
   }
 
-  // f32 arithmetic: NOT_SUPPORTED at the fma's line
+  // f32 the unit cannot compute bit for bit: NOT_SUPPORTED at the line of the instruction, here
+  // with its fma.rn.f32 made .ftz in NVRTC's saxpy
   char *sax = read_file(dir, "saxpy_f32.ptx", &len);
   CHECK(sax != NULL, "saxpy_f32.ptx missing");
   if (sax) {
     int fl = line_of(sax, "fma.rn.f32");
     CHECK(fl > 0, "saxpy_f32.ptx has no fma.rn.f32");
-    expect_error("f32 kernel (saxpy)", sax, PTX_ERR_NOT_SUPPORTED, fl, "fma.rn.f32");
+    char *ftz = replace_line(sax, "fma.rn.f32", "\tfma.rn.ftz.f32 \t%f4, %f3, %f2, %f1;");
+    if (ftz) expect_error("f32 .ftz (saxpy)", ftz, PTX_ERR_NOT_SUPPORTED, fl, "fma.rn.ftz.f32");
+    free(ftz);
     free(sax);
   }
   // a made-up instruction in NVRTC's vadd: INVALID_PTX at its line
@@ -237,8 +245,23 @@ int main(int argc, char **argv) {
   expect_body_error("64-bit store", "st.global.u64 [%rd1], %rd2;", PTX_ERR_NOT_SUPPORTED, "st.global.u64");
   expect_body_error("64-bit div", "div.s64 %rd2, %rd1, %rd3;", PTX_ERR_NOT_SUPPORTED, "div.s64");
   expect_body_error("unpack high word", "mov.b64 {%r1, %r2}, %rd1;", PTX_ERR_NOT_SUPPORTED, "mov.b64");
-  expect_body_error("f32 add", "add.f32 %r1, %r2, %r3;", PTX_ERR_NOT_SUPPORTED, "add.f32");
-  expect_body_error("f32 convert", "cvt.rn.f32.s32 %r1, %r2;", PTX_ERR_NOT_SUPPORTED, "cvt.rn.f32.s32");
+  expect_body_error("f32 .ftz", "add.ftz.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "add.ftz.f32");
+  expect_body_error("f32 .sat", "mul.rn.sat.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "mul.rn.sat.f32");
+  expect_body_error("div.rn.ftz.f32", "div.rn.ftz.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "div.rn.ftz.f32");
+  expect_body_error("div.full.f32", "div.full.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "div.full.f32");
+  expect_body_error("div.approx.f32", "div.approx.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "div.approx.f32");
+  expect_body_error("rcp.approx.f32", "rcp.approx.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "rcp.approx.f32");
+  expect_body_error("rsqrt.approx.f32", "rsqrt.approx.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "rsqrt.approx.f32");
+  expect_body_error("div.f64", "div.rn.f64 %rd1, %rd2, %rd3;", PTX_ERR_NOT_SUPPORTED, "div.rn.f64");
+  expect_body_error("sqrt.approx.f32", "sqrt.approx.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "sqrt.approx.f32");
+  expect_body_error("ex2.approx.f32", "ex2.approx.ftz.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "ex2.approx.ftz.f32");
+  expect_body_error("sin.approx.f32", "sin.approx.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "sin.approx.f32");
+  expect_body_error("lg2.approx.f32", "lg2.approx.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "lg2.approx.f32");
+  expect_body_error("fma without rounding", "fma.f32 %f1, %f2, %f3, %f4;", PTX_ERR_NOT_SUPPORTED, "fma.f32");
+  expect_body_error("f64 add", "add.f64 %rd1, %rd2, %rd3;", PTX_ERR_NOT_SUPPORTED, "add.f64");
+  expect_body_error("cvt to f64", "cvt.f64.f32 %rd1, %f1;", PTX_ERR_NOT_SUPPORTED, "cvt.f64.f32");
+  expect_body_error("f32 round to integral", "cvt.rni.f32.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "cvt.rni.f32.f32");
+  expect_body_error("cvt from s64", "cvt.rn.f32.s64 %f1, %rd1;", PTX_ERR_NOT_SUPPORTED, "cvt.rn.f32.s64");
   expect_body_error("atom.inc", "atom.global.inc.u32 %r1, [%rd1], 5;", PTX_ERR_NOT_SUPPORTED, "atom.global.inc.u32");
   expect_body_error("saturating add", "add.sat.s32 %r1, %r2, %r3;", PTX_ERR_NOT_SUPPORTED, "add.sat.s32");
   expect_body_error("bar.sync with count", "bar.sync 1, 64;", PTX_ERR_NOT_SUPPORTED, "bar.sync");

@@ -23,6 +23,8 @@
 #define VMGPU_REG_CAPS_SIMT_MASK 0x04000000u
 #define VMGPU_REG_CAPS_SIMT_A_LSB 27u
 #define VMGPU_REG_CAPS_SIMT_A_MASK 0x08000000u
+#define VMGPU_REG_CAPS_SIMT_F_LSB 28u
+#define VMGPU_REG_CAPS_SIMT_F_MASK 0x10000000u
 #define VMGPU_REG_MEM_SIZE 0x00Cu /* ro: Device memory size in bytes. */
 #define VMGPU_REG_CYCLE_LO 0x010u /* ro: Cycle counter, low word. Reading it latches the high word into CYCLE_HI. */
 #define VMGPU_REG_CYCLE_HI 0x014u /* ro: Cycle counter, high word as latched by the last CYCLE_LO read. */

@@ -11,6 +11,9 @@
 //
 // simt_tb <test> <kernel.elf> [--latency N] [--backpressure]   (tests: see main)
 // simt_tb ptx_<test> <kernel.ptx> [--latency N] [--backpressure]
+#include <cctype>
+#include <cfenv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -65,6 +68,7 @@ struct Options {
   unsigned latency = 1;
   bool backpressure = false;
   unsigned max_regs = 0;  // PTX: registers the translator may use (fewer force spills)
+  std::string nvidia;     // f32 PTX: NVIDIA's recorded inputs and outputs (tests/ptx/nvidia)
   int lanes = 0, warps = 0;  // from the model's parameters, found by the launch below
 };
 
@@ -502,6 +506,432 @@ int test_muldiv(Bench &b, uint32_t entry) {
   return 0;
 }
 
+// ------------------------------------------------------------------ F extension (fops, saxpy)
+// The host's IEEE arithmetic is the reference; RISC-V's rules where IEEE leaves a choice (NaN
+// results canonical 0x7fc00000, min/max, conversions out of range).
+static float fbits(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+static uint32_t ubits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+static bool fnan(uint32_t u) { return (u & 0x7F800000u) == 0x7F800000u && (u & 0x7FFFFFu); }
+static uint32_t canon(float f) { return fnan(ubits(f)) ? 0x7FC00000u : ubits(f); }
+static uint32_t rv_minmax(uint32_t a, uint32_t b, bool max) {
+  if (fnan(a) && fnan(b)) return 0x7FC00000u;
+  if (fnan(a)) return b;
+  if (fnan(b)) return a;
+  float x = fbits(a), y = fbits(b);
+  bool lt = x < y || (x == y && (a >> 31) && !(b >> 31));
+  return (lt != max) ? a : b;
+}
+static uint32_t rv_cvt(uint32_t a, bool uns, int mode) {
+  if (fnan(a)) return uns ? 0xFFFFFFFFu : 0x7FFFFFFFu;
+  // volatile: GCC would otherwise share one nearbyint between calls in different modes
+  volatile double v = fbits(a);
+  std::fesetround(mode);
+  volatile double r = std::nearbyint(v);
+  std::fesetround(FE_TONEAREST);
+  if (uns) return (r < 0 || (a >> 31)) ? 0u : r > 4294967295.0 ? 0xFFFFFFFFu : uint32_t(r);
+  return r < -2147483648.0 ? 0x80000000u : r > 2147483647.0 ? 0x7FFFFFFFu : uint32_t(int32_t(r));
+}
+static uint32_t rv_class(uint32_t a) {
+  bool neg = a >> 31;
+  uint32_t e = (a >> 23) & 0xFF, m = a & 0x7FFFFF;
+  int bit = e == 0xFF ? (m ? ((m >> 22) ? 9 : 8) : (neg ? 0 : 7))
+          : e == 0 ? (m ? (neg ? 2 : 5) : (neg ? 3 : 4)) : (neg ? 1 : 6);
+  return 1u << bit;
+}
+static void fops_ref(uint32_t ua, uint32_t ub, uint32_t want[18]) {
+  volatile float a = fbits(ua), b = fbits(ub);
+  want[0] = canon(a + b);
+  want[1] = canon(a - b);
+  want[2] = canon(a * b);
+  want[3] = canon(std::fmaf(a, b, a));
+  want[4] = canon(std::fmaf(-a, b, b));
+  want[5] = rv_minmax(ua, ub, false);
+  want[6] = rv_minmax(ua, ub, true);
+  want[7] = a < b;
+  want[8] = a <= b;
+  want[9] = a == b;
+  want[10] = rv_cvt(ua, false, FE_TOWARDZERO);
+  want[11] = rv_cvt(ua, true, FE_TONEAREST);
+  volatile int32_t si = int32_t(ub);
+  volatile uint32_t ui = ub;
+  want[12] = ubits(float(si));
+  want[13] = ubits(float(ui));
+  want[14] = rv_class(ua);
+  std::fesetround(FE_UPWARD);
+  volatile float up = a + b;
+  std::fesetround(FE_TONEAREST);
+  want[15] = canon(up);
+  want[16] = canon(a / b);
+  want[17] = canon(std::sqrt(a));
+}
+
+static const std::vector<uint32_t> kFloatEdges = {
+    0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF,
+    0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 0x3F800000, 0xBF800000, 0x33800000,
+    0x3F800001, 0x4F000000, 0xCF000000, 0x3FC00000, 0xC0200000, 0x4B000001};
+
+int test_fops(Bench &b, uint32_t entry) {
+  std::vector<uint32_t> a, bv;
+  for (size_t i = 0; i < kFloatEdges.size(); ++i) {
+    a.push_back(kFloatEdges[i]);
+    bv.push_back(kFloatEdges[(i * 7 + 3) % kFloatEdges.size()]);
+  }
+  a.push_back(0x3F800000), bv.push_back(0x33800000);       // 1 + 2^-24: a tie, to even
+  a.push_back(0x3F800001), bv.push_back(0x33800000);       // the tie the other way
+  std::mt19937 g(23);
+  while (a.size() % (2 * slots_of_model()) != 0 || a.size() < 64) {
+    uint32_t x = g(), y = g();
+    if (a.size() % 3 == 0) y = (x ^ 0x80000000u) + (g() % 64) - 32;   // near cancellation
+    a.push_back(x), bv.push_back(y);
+  }
+  const unsigned n = a.size();
+  Result r = run_pairs(b, entry, a, bv, 18);
+  static const char *nm[18] = {"fadd", "fsub", "fmul", "fmadd", "fnmsub", "fmin", "fmax", "flt",
+                               "fle", "feq", "fcvt.w.s rtz", "fcvt.wu.s rne", "fcvt.s.w",
+                               "fcvt.s.wu", "fclass", "fadd (frm rup)", "fdiv", "fsqrt"};
+  unsigned bad = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    uint32_t want[18];
+    fops_ref(a[i], bv[i], want);
+    for (int k = 0; k < 18; ++k) {
+      uint32_t got = b.mem.rd32(kBufC + 4 * (18 * i + k));
+      if (got != want[k] && bad++ < 20)
+        std::printf("%s(0x%08x, 0x%08x) = 0x%08x, want 0x%08x\n", nm[k], a[i], bv[i], got, want[k]);
+    }
+  }
+  CHECK(bad == 0, "%u wrong F results of %u", bad, 18 * n);
+  print_result("fops", r, lanes_of_model());
+  return 0;
+}
+
+int test_saxpy(Bench &b, uint32_t entry, bool ptx) {
+  const unsigned n = 1000;
+  std::mt19937 g(5);
+  std::uniform_real_distribution<float> d(-100.0f, 100.0f);
+  std::vector<uint32_t> x(n), y(n);
+  for (unsigned i = 0; i < n; ++i) x[i] = ubits(d(g)), y[i] = ubits(d(g));
+  x[1] = 0x00000001, y[1] = 0x80000000;                     // a subnormal product
+  x[2] = 0x7F800000, y[2] = 0xFF800000;                     // inf - inf: NaN
+  const uint32_t a = ubits(-1.7f);
+  b.mem.map(kBufA, 4 * n, false);
+  b.mem.map(kBufB, 4 * n + 64, true);
+  b.mem.fill_words(kBufA, x);
+  b.mem.fill_words(kBufB, y);
+  for (unsigned i = n; i < n + 16; ++i) b.mem.wr32(kBufB + 4 * i, 0xDEADBEEF);
+  b.mem.map(kArgs, 64, false);
+  // clang's struct {x, y, a, n}; NVRTC's saxpy(a, x, y, n)
+  if (ptx) fill_args(b, {a, kBufA, kBufB, n});
+  else fill_args(b, {kBufA, kBufB, a, n});
+  Launch l;
+  l.args = kArgs;
+  l.grid[0] = ptx ? (n + slots_of_model() - 1) / slots_of_model() : 3;
+  l.block[0] = slots_of_model();
+  Result r = b.run(entry, l);
+  CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+  unsigned bad = 0;
+  const uint32_t qnan = ptx ? 0x7FFFFFFFu : 0x7FC00000u;    // NVIDIA's NaN under PTX
+  for (unsigned i = 0; i < n; ++i) {
+    float w = std::fmaf(fbits(a), fbits(x[i]), fbits(y[i]));
+    uint32_t want = fnan(ubits(w)) ? qnan : ubits(w), got = b.mem.rd32(kBufB + 4 * i);
+    if (got != want && bad++ < 5) std::printf("y[%u] = 0x%08x, want 0x%08x\n", i, got, want);
+  }
+  CHECK(bad == 0, "%u wrong saxpy results of %u", bad, n);
+  for (unsigned i = n; i < n + 16; ++i)
+    CHECK(b.mem.rd32(kBufB + 4 * i) == 0xDEADBEEF, "y[%u] written past n", i);
+  print_result("saxpy", r, lanes_of_model());
+  std::printf("saxpy_n %u saxpy_cycles %llu saxpy_cycles_per_element %.3f\n", n,
+              (unsigned long long)r.cycles, double(r.cycles) / n);
+  return 0;
+}
+
+// ------------------------------------------------------------------ f32 PTX kernels
+// NVRTC's f32 kernels (tests/ptx/kernels/*_f32.cu) with NVIDIA's conventions: NaN results are
+// 0x7fffffff, float-to-integer conversions saturate and give 0 for NaN. Each is checked against
+// the same computation here, and, given a recording made on an NVIDIA GPU
+// (tests/ptx/nvidia/*.txt, written by tests/ptx/nvidia_record.c), run on the recorded inputs
+// and compared with NVIDIA's outputs bit for bit.
+static uint32_t nv(float f) { return fnan(ubits(f)) ? 0x7FFFFFFFu : ubits(f); }
+static uint32_t nv_round(float (*op)(float, float), float x, float y, int mode) {
+  std::fesetround(mode);
+  volatile float r = op(x, y);
+  std::fesetround(FE_TONEAREST);
+  return nv(r);
+}
+static float add_(float x, float y) { volatile float a = x, b = y; return a + b; }
+static float sub_(float x, float y) { volatile float a = x, b = y; return a - b; }
+static float mul_(float x, float y) { volatile float a = x, b = y; return a * b; }
+static uint32_t nv_minmax(uint32_t a, uint32_t b, bool max) {
+  uint32_t r = rv_minmax(a, b, max);
+  return fnan(r) ? 0x7FFFFFFFu : r;
+}
+static uint32_t nv_cvt(uint32_t a, bool uns, int mode) {
+  return fnan(a) ? 0u : rv_cvt(a, uns, mode);
+}
+static uint32_t nv_i2f(double v, int mode) {  // v exact (an int32 or uint32)
+  std::fesetround(mode);
+  volatile double d = v;
+  volatile float f = (float)d;
+  std::fesetround(FE_TONEAREST);
+  return ubits(f);
+}
+
+static void fcmp_ref(uint32_t ua, uint32_t ub, uint32_t o[16]) {
+  volatile float x = fbits(ua), y = fbits(ub);
+  o[0] = (x < y) | (x <= y) << 1 | (x > y) << 2 | (x >= y) << 3 | (x == y) << 4 | (x != y) << 5;
+  o[1] = !(x < y) | !(x <= y) << 1 | !(x > y) << 2 | !(x >= y) << 3 | !(x == y) << 4 | !(x != y) << 5;
+  o[2] = (x != x) | (y == y) << 1 | (x == x && y == y) << 2;
+  o[3] = nv_minmax(ua, ub, false);
+  o[4] = nv_minmax(ua, ub, true);
+  o[5] = x < y ? ua : ub;
+  o[6] = fnan(ua) ? 0x7FFFFFFFu : ua ^ 0x80000000u;   // NVIDIA: neg/abs of a NaN is 0x7fffffff
+  o[7] = fnan(ua) ? 0x7FFFFFFFu : ua & 0x7FFFFFFFu;
+  o[8] = x > 1.5f ? ub : 0x3E800000u;
+  o[9] = nv_round(add_, x, y, FE_TONEAREST);
+  o[10] = nv_round(sub_, x, y, FE_TONEAREST);
+  o[11] = nv_round(mul_, x, y, FE_TONEAREST);
+  o[12] = nv(std::fmaf(x, y, 1.0f));
+  o[13] = nv_round(add_, x, y, FE_TOWARDZERO);
+  o[14] = nv_round(mul_, x, y, FE_DOWNWARD);
+  std::fesetround(FE_UPWARD);
+  volatile float f = std::fmaf(x, y, -x);
+  std::fesetround(FE_TONEAREST);
+  o[15] = nv(f);
+}
+static void fcvt_ref(uint32_t ua, uint32_t ub, uint32_t o[12]) {
+  int32_t y = (int32_t)ub;
+  o[0] = nv_cvt(ua, false, FE_TOWARDZERO);
+  o[1] = nv_cvt(ua, true, FE_TOWARDZERO);
+  o[2] = nv_cvt(ua, false, FE_TONEAREST);
+  o[3] = nv_cvt(ua, false, FE_DOWNWARD);
+  o[4] = nv_cvt(ua, false, FE_UPWARD);
+  o[5] = nv_cvt(ua, true, FE_TONEAREST);
+  o[6] = nv_i2f(y, FE_TONEAREST);
+  o[7] = nv_i2f(ub, FE_TONEAREST);
+  o[8] = nv_i2f(y, FE_TOWARDZERO);
+  o[9] = nv_i2f(ub, FE_DOWNWARD);
+  o[10] = nv_i2f(y, FE_UPWARD);
+  o[11] = nv(add_(fbits(nv_i2f((int16_t)ub, FE_TONEAREST)), 0.5f));
+}
+
+static uint32_t nv_div(float x, float y, int mode) {
+  std::fesetround(mode);
+  volatile float a = x, b = y, r = a / b;
+  std::fesetround(FE_TONEAREST);
+  return nv(r);
+}
+static uint32_t nv_sqrt(float x, int mode) {
+  std::fesetround(mode);
+  volatile float a = x, r = std::sqrt(a);
+  std::fesetround(FE_TONEAREST);
+  return nv(r);
+}
+static void fdiv_ref(uint32_t ua, uint32_t ub, uint32_t o[8]) {
+  float x = fbits(ua), y = fbits(ub);
+  o[0] = nv_div(x, y, FE_TONEAREST);
+  o[1] = nv_sqrt(x, FE_TONEAREST);
+  o[2] = nv_div(1.0f, x, FE_TONEAREST);
+  o[3] = nv_div(x, y, FE_TOWARDZERO);
+  o[4] = nv_div(x, y, FE_UPWARD);
+  o[5] = nv_sqrt(x, FE_DOWNWARD);
+  o[6] = nv_div(1.0f, y, FE_TOWARDZERO);
+  o[7] = nv_sqrt(fbits(fnan(ub) ? 0x7FFFFFFFu : ub & 0x7FFFFFFFu), FE_UPWARD);
+}
+
+// A recording: "kernel NAME grid G block B", then sections "name count" + count hex words.
+struct Recording {
+  std::string kernel;
+  unsigned grid = 0, block = 0;
+  std::map<std::string, std::vector<uint32_t>> v;
+};
+static bool read_recording(const std::string &path, Recording *r) {
+  std::ifstream f(path);
+  if (!f) return false;
+  std::string tok, line;
+  std::vector<std::string> toks;
+  while (std::getline(f, line)) {
+    if (!line.empty() && line[0] == '#') continue;
+    size_t p = 0;
+    while (p < line.size()) {
+      while (p < line.size() && isspace((unsigned char)line[p])) ++p;
+      size_t e = p;
+      while (e < line.size() && !isspace((unsigned char)line[e])) ++e;
+      if (e > p) toks.push_back(line.substr(p, e - p));
+      p = e;
+    }
+  }
+  size_t i = 0;
+  if (toks.size() < 6 || toks[0] != "kernel" || toks[2] != "grid" || toks[4] != "block") return false;
+  r->kernel = toks[1];
+  r->grid = std::stoul(toks[3]);
+  r->block = std::stoul(toks[5]);
+  for (i = 6; i + 1 < toks.size();) {
+    std::string name = toks[i];
+    size_t n = std::stoul(toks[i + 1]);
+    i += 2;
+    if (i + n > toks.size()) return false;
+    std::vector<uint32_t> w(n);
+    for (size_t k = 0; k < n; ++k) w[k] = (uint32_t)std::stoul(toks[i + k], nullptr, 16);
+    r->v[name] = w;
+    i += n;
+  }
+  return i == toks.size();
+}
+
+// fcmp_f32, fcvt_f32 (pairs), saxpy, reduce_f32 on the recording's inputs, or on inputs made
+// here; results against the C++ reference and the recorded outputs
+int test_ptx_f32(Bench &b, uint32_t entry, const std::string &kernel, const std::string &rec_path) {
+  Recording rec;
+  bool have = false;
+  if (!rec_path.empty()) {
+    have = read_recording(rec_path, &rec);
+    CHECK(have, "cannot read the recording %s", rec_path.c_str());
+    if (!have) return 1;
+    CHECK(rec.kernel == kernel, "the recording is of %s, not %s", rec.kernel.c_str(), kernel.c_str());
+  }
+  const unsigned per_block = slots_of_model();
+  std::mt19937 g(77);
+  Launch l;
+  l.args = kArgs;
+  b.mem.map(kArgs, 64, false);
+  std::vector<uint32_t> got, want;
+  const char *what = kernel.c_str();
+  if (kernel == "fcmp_f32" || kernel == "fcvt_f32" || kernel == "fdiv_f32") {
+    const unsigned per = kernel == "fcmp_f32" ? 16 : kernel == "fcvt_f32" ? 12 : 8;
+    std::vector<uint32_t> a, bv;
+    if (have) {
+      a = rec.v["a"], bv = rec.v["b"];
+    } else {
+      for (size_t i = 0; i < kFloatEdges.size(); ++i)
+        for (size_t j = 0; j < kFloatEdges.size(); j += 3)
+          a.push_back(kFloatEdges[i]), bv.push_back(kFloatEdges[(i + j) % kFloatEdges.size()]);
+      while (a.size() < 200) a.push_back(g()), bv.push_back(a.size() % 2 ? g() : g() >> 8);
+    }
+    const unsigned n = a.size();
+    b.mem.map(kBufA, 4 * n, false);
+    b.mem.map(kBufB, 4 * n, false);
+    b.mem.map(kBufC, 4 * per * n, true);
+    b.mem.fill_words(kBufA, a);
+    b.mem.fill_words(kBufB, bv);
+    fill_args(b, {kBufA, kBufB, kBufC, n});
+    l.grid[0] = have ? rec.grid : 2;
+    l.block[0] = have ? rec.block : per_block;
+    Result r = b.run(entry, l);
+    CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+    for (unsigned i = 0; i < n; ++i) {
+      uint32_t o[16];
+      if (per == 16) fcmp_ref(a[i], bv[i], o);
+      else if (per == 12) fcvt_ref(a[i], bv[i], o);
+      else fdiv_ref(a[i], bv[i], o);
+      for (unsigned k = 0; k < per; ++k) want.push_back(o[k]), got.push_back(b.mem.rd32(kBufC + 4 * (per * i + k)));
+    }
+    print_result(what, r, lanes_of_model());
+  } else if (kernel == "saxpy") {
+    std::vector<uint32_t> x, y, av;
+    if (have) {
+      x = rec.v["x"], y = rec.v["y"], av = rec.v["a"];
+    } else {
+      std::uniform_real_distribution<float> d(-100.0f, 100.0f);
+      for (unsigned i = 0; i < 1000; ++i) x.push_back(ubits(d(g))), y.push_back(ubits(d(g)));
+      av.push_back(ubits(-1.7f));
+    }
+    const unsigned n = x.size();
+    b.mem.map(kBufA, 4 * n, false);
+    b.mem.map(kBufB, 4 * n, true);
+    b.mem.fill_words(kBufA, x);
+    b.mem.fill_words(kBufB, y);
+    fill_args(b, {av[0], kBufA, kBufB, n});
+    l.grid[0] = have ? rec.grid : (n + per_block - 1) / per_block;
+    l.block[0] = have ? rec.block : per_block;
+    Result r = b.run(entry, l);
+    CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+    for (unsigned i = 0; i < n; ++i) {
+      want.push_back(nv(std::fmaf(fbits(av[0]), fbits(x[i]), fbits(y[i]))));
+      got.push_back(b.mem.rd32(kBufB + 4 * i));
+    }
+    print_result(what, r, lanes_of_model());
+    std::printf("saxpy_n %u saxpy_cycles %llu saxpy_cycles_per_element %.3f\n", n,
+                (unsigned long long)r.cycles, double(r.cycles) / n);
+  } else if (kernel == "reduce_f32") {
+    std::vector<uint32_t> x, wv;
+    if (have) {
+      x = rec.v["x"], wv = rec.v["w"];
+    } else {
+      std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+      for (unsigned i = 0; i < 1000; ++i) x.push_back(ubits(d(g)));
+      wv.push_back(ubits(0.1f));
+    }
+    const unsigned n = x.size(), grid = have ? rec.grid : 4, block = have ? rec.block : per_block;
+    b.mem.map(kBufA, 4 * n, false);
+    b.mem.map(kBufC, 4 * grid, true);
+    b.mem.fill_words(kBufA, x);
+    fill_args(b, {kBufA, wv[0], kBufC, n});
+    l.grid[0] = grid;
+    l.block[0] = block;
+    Result r = b.run(entry, l);
+    CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+    for (unsigned blk = 0; blk < grid; ++blk) {  // the kernel's order: slices, then the tree
+      std::vector<float> part(block);
+      for (unsigned t = 0; t < block; ++t) {
+        float acc = 0.0f;
+        for (unsigned i = blk * block + t; i < n; i += grid * block) acc = std::fmaf(fbits(x[i]), fbits(wv[0]), acc);
+        part[t] = acc;
+      }
+      for (unsigned s2 = block / 2; s2 > 0; s2 >>= 1)
+        for (unsigned t = 0; t < s2; ++t) part[t] = add_(part[t], part[t + s2]);
+      want.push_back(nv(part[0]));
+      got.push_back(b.mem.rd32(kBufC + 4 * blk));
+    }
+    print_result(what, r, lanes_of_model());
+  } else {
+    CHECK(false, "no f32 test for kernel %s", what);
+    return 1;
+  }
+  unsigned bad = 0, bad_nv = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i] && bad++ < 10)
+      std::printf("%s word %zu = 0x%08x, the C++ reference 0x%08x\n", what, i, got[i], want[i]);
+  CHECK(bad == 0, "%u of %zu words differ from the C++ reference", bad, got.size());
+  if (have) {
+    const std::vector<uint32_t> &o = rec.v["out"];
+    CHECK(o.size() == got.size(), "the recording has %zu outputs, the kernel wrote %zu", o.size(), got.size());
+    for (size_t i = 0; i < got.size() && i < o.size(); ++i)
+      if (got[i] != o[i] && bad_nv++ < 10)
+        std::printf("%s word %zu = 0x%08x, NVIDIA's 0x%08x\n", what, i, got[i], o[i]);
+    CHECK(bad_nv == 0, "%u of %zu words differ from NVIDIA's recording", bad_nv, got.size());
+    std::printf("%s: %zu words compared with NVIDIA's recording, %u differ\n", what, got.size(), bad_nv);
+  }
+  return 0;
+}
+
+// fspin.c: the same recurrence here (fmaf for the fused steps; the kernel's `* 0.75f + x` is
+// fmadd.s too, clang contracts it: -ffp-contract=on is its default for C)
+static uint32_t fspin_ref(uint32_t i, uint32_t iters) {
+  volatile float x = (float)i * 0.001f, y = 1.0f;
+  for (uint32_t k = 0; k < iters; ++k) {
+    x = std::fmaf(x, 0.999f, 0.25f);
+    y = std::fmaf(std::fmaf(y, x, -0.5f), 0.75f, x);
+  }
+  return ubits(x + y);
+}
+
+int test_fspin(Bench &b, uint32_t entry) {
+  const unsigned iters = 200, threads = slots_of_model();
+  b.mem.map(kBufA, 4 * threads, true);
+  b.mem.map(kArgs, 64, false);
+  fill_args(b, {kBufA, iters});
+  Launch l;
+  l.args = kArgs;
+  l.block[0] = threads;
+  Result r = b.run(entry, l);
+  CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+  for (unsigned i = 0; i < threads; ++i)
+    CHECK(b.mem.rd32(kBufA + 4 * i) == fspin_ref(i, iters), "out[%u] = 0x%08x, want 0x%08x", i,
+          b.mem.rd32(kBufA + 4 * i), fspin_ref(i, iters));
+  print_result("fspin", r, lanes_of_model());
+  std::printf("f32_lane_ipc %.3f\n", double(r.lane_instrs) / (double(r.busy_cycles) * lanes_of_model()));
+  return 0;
+}
+
 int test_oob(Bench &b, uint32_t entry, const Options &o) {
   // out[] has k words mapped before an unmapped page; the loop runs past it.
   const unsigned k = 37, n = 200;
@@ -818,6 +1248,7 @@ int main(int argc, char **argv) {
     if (a == "--latency" && i + 1 < argc) o.latency = std::atoi(argv[++i]);
     else if (a == "--backpressure") o.backpressure = true;
     else if (a == "--max-regs" && i + 1 < argc) o.max_regs = std::atoi(argv[++i]);
+    else if (a == "--nvidia" && i + 1 < argc) o.nvidia = argv[++i];
   }
   o.lanes = lanes_of_model();
   o.warps = slots_of_model() / o.lanes;
@@ -848,6 +1279,12 @@ int main(int argc, char **argv) {
   else if (test == "muldiv") test_muldiv(b, img.entry);
   else if (test == "oob") test_oob(b, img.entry, o);
   else if (test == "spin") test_spin(b, img.entry);
+  else if (test == "fops") test_fops(b, img.entry);
+  else if (test == "fspin") test_fspin(b, img.entry);
+  else if (test == "saxpy" && !mod) test_saxpy(b, img.entry, false);
+  else if (mod && (test == "saxpy" || test == "reduce_f32" || test == "fcmp_f32" || test == "fcvt_f32" ||
+                   test == "fdiv_f32"))
+    test_ptx_f32(b, img.entry, test, o.nvidia);
   else {
     std::printf("unknown test %s\n", test.c_str());
     return 2;
