@@ -711,10 +711,13 @@ static void t_bad_args(void)
     RC(clEnqueueNDRangeKernel(g_q, k, 1, NULL, &zero, NULL, 0, NULL, NULL), CL_INVALID_GLOBAL_WORK_SIZE);
     RC(clEnqueueNDRangeKernel(g_q, k, 1, NULL, &huge, NULL, 0, NULL, NULL), CL_INVALID_GLOBAL_WORK_SIZE);
     RC(clEnqueueNDRangeKernel(g_q, k, 1, NULL, &g, &l9, 0, NULL, NULL), CL_INVALID_WORK_GROUP_SIZE);
-    RC(clEnqueueNDRangeKernel(g_q, k, 2, NULL, g2, l2, 0, NULL, NULL),
-       8 * 4 > max_wg ? CL_INVALID_WORK_GROUP_SIZE : CL_SUCCESS);
-    RC(clEnqueueNDRangeKernel(g_q, k, 1, NULL, &l64, &l64, 0, NULL, NULL),
-       64 > max_wg ? CL_INVALID_WORK_ITEM_SIZE : CL_SUCCESS);
+    /* a 2D work-group of twice the kernel's largest; one dimension past the device's item size */
+    g2[0] = max_wg;
+    l2[0] = max_wg / 2;
+    g2[1] = l2[1] = 4;
+    RC(clEnqueueNDRangeKernel(g_q, k, 2, NULL, g2, l2, 0, NULL, NULL), CL_INVALID_WORK_GROUP_SIZE);
+    l64 = 2 * max_wg;
+    RC(clEnqueueNDRangeKernel(g_q, k, 1, NULL, &l64, &l64, 0, NULL, NULL), CL_INVALID_WORK_ITEM_SIZE);
     size_t off = 0xfffffff0u;
     RC(clEnqueueNDRangeKernel(g_q, k, 1, &off, &g, &l, 0, NULL, NULL), CL_INVALID_GLOBAL_OFFSET);
     cl_event dead = (cl_event)g_q;
