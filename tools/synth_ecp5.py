@@ -93,7 +93,8 @@ def main():
 
     # One read_verilog per file keeps Yosys' error messages pointing at the right file.
     inc = " ".join(f"-I{d}" for d in incdirs)
-    script = [f"read_verilog -DSYNTHESIS {inc} {s}" for s in sources]
+    # -sv: the SIMT unit declares its loop variables in its for loops (as tools/ecp5_flow.py reads)
+    script = [f"read_verilog -sv -DSYNTHESIS {inc} {s}" for s in sources]
     script += [f"chparam -set {n} {v} {args.top}" for n, v in params]
     script += [
         f"synth_ecp5 -top {args.top} -json {os.path.join(out, args.top + '.json')}",
