@@ -5,11 +5,10 @@
 // arrays on the thread's stack, so cvta is a move and a generic access needs no check.
 // Kernel parameters are read from the argument block whose VA CSR 0xCCE holds.
 //
-// 64-bit registers hold their low word only (docs/ptx.md, "64-bit registers"): an operation
-// whose low 32 result bits depend only on the low 32 bits of its operands (add, sub, mul.lo,
-// mul.wide, mad.lo/wide, and/or/xor/not, neg, shl, cvt, mov, selp, ld) is done on the low
-// words and is exact there; one that needs the high word (shr, div, rem, min, max, setp, st of
-// 64 bits, mul.hi, ...) is refused with PTX_ERR_NOT_SUPPORTED. Addresses are the low word.
+// A 64-bit register is a pair of words: its low word, and a companion vreg for the high word
+// that is computed only where it is live (docs/ptx.md, "64-bit registers"). Address arithmetic
+// only ever needs the low words, so it costs what it did when 64-bit registers were narrowed;
+// compares, right shifts, stores and the like compute with both words (gen_int64).
 //
 // Scratch registers: t0-t2 (x5-x7) take spilled or immediate sources, t3 (x28) and t6 (x31)
 // are temporaries of the longer expansions, t4 (x29) a spilled destination.
@@ -119,9 +118,8 @@ static tinfo int_type(cg *g, int allow64, int allow_pred) {
   if (ti.bits == 8 || ti.bits == 16)
     fail(g, PTX_ERR_NOT_SUPPORTED, "%d-bit integer %s is not supported", ti.bits, g->in->op);
   if (ti.bits == 64 && !allow64)
-    fail(g, PTX_ERR_NOT_SUPPORTED,
-         "64-bit %s needs the registers' high word; 64-bit registers hold only their low word "
-         "(docs/ptx.md, \"64-bit registers\")", g->in->op);
+    fail(g, PTX_ERR_NOT_SUPPORTED, "64-bit %s is not supported (docs/ptx.md, \"64-bit registers\")",
+         g->in->op);
   if (ti.bits > 64) fail(g, PTX_ERR_NOT_SUPPORTED, "type .%s is not supported", t);
   return ti;
 }
@@ -245,6 +243,38 @@ static void put(cg *g, int vr, int r) {
   else emit(g, rv_store(2, r, RV_SP, v->slot));
 }
 static int rc_of(cg *g, int vr) { return g->k->regs[vr].rc; }
+
+// 64-bit registers' high words (see "64-bit integers" below)
+static int hi_vreg(cg *g, int vr) { return vr >= 0 ? g->k->regs[vr].hi : -1; }
+
+// The high word of a source: a 64-bit register's companion, an immediate's upper half; 0 for
+// 32-bit registers, special registers and symbol addresses (all below 2^32).
+static int src_hi(cg *g, const opnd *o, int scratch) {
+  if (o->kind == O_REG) {
+    int h = hi_vreg(g, o->reg);
+    if (h < 0) return RV_ZERO;
+    const vreg *v = &g->k->regs[h];
+    if (v->phys >= 0) return v->phys;
+    if (v->slot < 0) return RV_ZERO;  // never live: no instruction reads its value
+    emit(g, rv_load(2, scratch, RV_SP, v->slot));
+    return scratch;
+  }
+  if (o->kind == O_IMM) {
+    int32_t h = (int32_t)((uint64_t)o->imm >> 32);
+    if (!h) return RV_ZERO;
+    li(g, scratch, h);
+    return scratch;
+  }
+  return RV_ZERO;
+}
+
+// Writes the high word of destination vreg `vr` (a 64-bit register) from `r`.
+static void put_hi(cg *g, int vr, int r) {
+  int h = hi_vreg(g, vr);
+  if (h >= 0) put(g, h, r);
+}
+
+static int is_b64_reg(cg *g, const opnd *o) { return o->kind == O_REG && hi_vreg(g, o->reg) >= 0; }
 
 // Zero-extends the low 16 bits (a 16-bit register's canonical form).
 static void zext16(cg *g, int rd, int rs) {
@@ -603,9 +633,7 @@ static void gen_binop(cg *g) {
   if (is_mul && !hi && !wide && !insn_has(in, "lo")) fail(g, PTX_ERR_INVALID_PTX, "mul needs .lo, .hi or .wide");
   int narrow64 = t.bits == 64 || wide;
   if (t.bits == 64 && !(!strcmp(op, "add") || !strcmp(op, "sub") || is_logic || (is_mul && !hi)))
-    fail(g, PTX_ERR_NOT_SUPPORTED,
-         "64-bit %s needs the registers' high word; 64-bit registers hold only their low word "
-         "(docs/ptx.md, \"64-bit registers\")", in->text);
+    fail(g, PTX_ERR_NOT_SUPPORTED, "%s is not supported (docs/ptx.md, \"64-bit registers\")", in->text);
   (void)narrow64;
   int d = dst_vreg(g, &in->o[0]);
   int rd = dst(g, d);
@@ -663,7 +691,7 @@ static void gen_mad(cg *g) {
   tinfo t = int_type(g, 1, 0);
   if (insn_has(in, "sat")) fail(g, PTX_ERR_NOT_SUPPORTED, ".sat is not supported");
   int hi = insn_has(in, "hi");
-  if (t.bits == 64 && hi) fail(g, PTX_ERR_NOT_SUPPORTED, "64-bit mad.hi needs the registers' high word (docs/ptx.md)");
+  if (t.bits == 64 && hi) fail(g, PTX_ERR_NOT_SUPPORTED, "64-bit mad.hi is not supported (docs/ptx.md, \"64-bit registers\")");
   int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
   int a = src(g, &in->o[1], S0), b = src(g, &in->o[2], S1), c = src(g, &in->o[3], S2);
   emit(g, rv_op(hi ? (t.is_signed ? RV_MULH : RV_MULHU) : RV_MUL, T0, a, b));
@@ -1009,9 +1037,9 @@ static void gen_ld(cg *g) {
   }
   int base;
   int32_t off;
-  mem_addr(g, &in->o[1], space, S2, esz * (nd - 1), &base, &off);
+  mem_addr(g, &in->o[1], space, S2, esz * (nd - 1) + (t.bits == 64 ? 4 : 0), &base, &off);
   for (int i = 0; i < nd && base != S2 && base != RV_SP; ++i)  // a destination must not clobber the base
-    if (dregs[i] >= 0 && dst(g, dregs[i]) == base && i + 1 < nd) {
+    if (dregs[i] >= 0 && dst(g, dregs[i]) == base && (i + 1 < nd || (in->hi_live >> i & 1))) {
       mv(g, S2, base);
       base = S2;
     }
@@ -1025,9 +1053,15 @@ static void gen_ld(cg *g) {
       continue;
     }
     int rd = dst(g, dregs[i]);
-    emit(g, rv_load(f3, rd, base, off + i * esz));  // a 64-bit load keeps the low word
+    emit(g, rv_load(f3, rd, base, off + i * esz));
     if (rc_of(g, dregs[i]) == RC_B16 && f3 != 5 && f3 != 4) zext16(g, rd, rd);
     put(g, dregs[i], rd);
+    if (in->hi_live >> i & 1) {  // the high word of a 64-bit register: loaded, or the extension
+      if (t.bits == 64) emit(g, rv_load(2, T0, base, off + i * esz + 4));
+      else if (t.is_signed) emit(g, rv_srai(T0, rd, 31));
+      else mv(g, T0, RV_ZERO);
+      put_hi(g, dregs[i], T0);
+    }
   }
 }
 
@@ -1041,10 +1075,7 @@ static void gen_st(cg *g) {
   if (!strcmp(space, "param")) fail(g, PTX_ERR_NOT_SUPPORTED, "st.param is not supported (device functions)");
   tinfo t = parse_type(insn_type(in));
   if (!t.bits) fail(g, PTX_ERR_INVALID_PTX, "st needs a type");
-  if (t.bits == 64)
-    fail(g, PTX_ERR_NOT_SUPPORTED,
-         "a 64-bit store needs the register's high word; 64-bit registers hold only their low word "
-         "(docs/ptx.md, \"64-bit registers\")");
+  if (t.is_float && t.bits != 32) fail(g, PTX_ERR_NOT_SUPPORTED, "st of .f%d is not supported", t.bits);
   int esz = t.bits / 8;
   uint32_t f3 = t.bits == 8 ? 0 : t.bits == 16 ? 1 : 2;
   const opnd *v = &in->o[1];
@@ -1059,7 +1090,7 @@ static void gen_st(cg *g) {
   }
   int base;
   int32_t off;
-  mem_addr(g, &in->o[0], space, S2, esz * (ne - 1), &base, &off);
+  mem_addr(g, &in->o[0], space, S2, esz * (ne - 1) + (t.bits == 64 ? 4 : 0), &base, &off);
   for (int i = 0; i < ne; ++i) {
     if (is_freg(g, &el[i]) && f3 == 2) {  // 32 bits from an F register
       emit(g, rv_fsw(fsrc(g, &el[i], FS0), base, off + i * esz));
@@ -1067,10 +1098,12 @@ static void gen_st(cg *g) {
     }
     int r = src(g, &el[i], S0);
     emit(g, rv_store(f3, r, base, off + i * esz));
+    if (t.bits == 64) emit(g, rv_store(2, src_hi(g, &el[i], S1), base, off + i * esz + 4));
   }
 }
 
 // atom.space.op.type d, [a], b [, c]  and  red.space.op.type [a], b
+static void gen_fatom_add(cg *g, int is_red, int base);
 static void gen_atom(cg *g) {
   const insn *in = g->in;
   int is_red = !strcmp(in->op, "red");
@@ -1080,7 +1113,20 @@ static void gen_atom(cg *g) {
   const char *space = mem_space(g, &nv);
   (void)space;
   tinfo t = parse_type(insn_type(in));
-  if (t.is_float) fail(g, PTX_ERR_NOT_SUPPORTED, "floating-point atomics need the F extension");
+  if (t.is_float) {  // atom.add.f32 and red.add.f32: a CAS loop; other float atomics refused
+    if (strcmp(insn_type(in), "f32") || !insn_has(in, "add"))
+      fail(g, PTX_ERR_NOT_SUPPORTED, "%s: of the floating-point atomics only add.f32 is supported", in->text);
+    need_opnds(g, is_red ? 2 : 3);
+    int base;
+    int32_t off;
+    mem_addr(g, &in->o[is_red ? 0 : 1], "global", S2, 0, &base, &off);
+    if (off) {
+      emit(g, rv_opi(RV_ADDI, S2, base, off));
+      base = S2;
+    }
+    gen_fatom_add(g, is_red, base);
+    return;
+  }
   if (t.bits != 32) fail(g, PTX_ERR_NOT_SUPPORTED, "%d-bit atomics are not supported", t.bits);
   uint32_t f5;
   int cas = 0;
@@ -1145,6 +1191,693 @@ static void gen_trap(cg *g) {
   emit(g, 0x00000000u);  // an illegal instruction: the unit stops with FAULT_BAD_COMMAND
 }
 
+// ------------------------------------------------------------------------------ 64-bit integers
+//
+// A 64-bit register is a pair (docs/ptx.md, "64-bit registers"): its own vreg holds the low word,
+// a companion (vreg.hi) the high word. ptx_regalloc marks per instruction whether the
+// destination's high word is live afterwards (insn.hi_live); where it is not, the 32-bit handlers
+// below compute the low word alone, exactly as before, so address arithmetic costs nothing extra.
+// Where it is, or where the result needs the sources' high words (compares, right shifts,
+// stores, min/max, abs), the handlers here compute with both words.
+
+
+// T0 = (x < y) over 64 bits, signed or not, from the low words (S0, S1 as scratch) and then the
+// high words; uses SD. x and y are operand indices.
+static void less64(cg *g, const opnd *x, const opnd *y, int sgn) {
+  int xl = src(g, x, S0), yl = src(g, y, S1);
+  emit(g, rv_op(RV_SLTU, SD, xl, yl));
+  int xh = src_hi(g, x, S0), yh = src_hi(g, y, S1);
+  emit(g, rv_op(sgn ? RV_SLT : RV_SLTU, T0, xh, yh));
+  emit(g, rv_op(RV_XOR, T1, xh, yh));
+  emit(g, rv_opi(RV_SLTIU, T1, T1, 1));
+  emit(g, rv_op(RV_AND, T1, T1, SD));
+  emit(g, rv_op(RV_OR, T0, T0, T1));
+}
+
+// setp.cmp[.bool].{s64,u64,b64}
+static void gen_setp64(cg *g, tinfo t) {
+  const insn *in = g->in;
+  const char *cmp = in->nmods ? in->mods[0] : "";
+  const char *boolop = in->nmods > 2 ? in->mods[1] : NULL;
+  if (boolop && strcmp(boolop, "and") && strcmp(boolop, "or") && strcmp(boolop, "xor")) boolop = NULL;
+  need_opnds(g, boolop ? 4 : 3);
+  int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
+  if (rc_of(g, d) != RC_PRED) fail(g, PTX_ERR_INVALID_PTX, "setp writes a predicate");
+  const opnd *a = &in->o[1], *b = &in->o[2];
+  if (!strcmp(cmp, "eq") || !strcmp(cmp, "ne")) {
+    int al = src(g, a, S0), bl = src(g, b, S1);
+    emit(g, rv_op(RV_XOR, T0, al, bl));
+    int ah = src_hi(g, a, S0), bh = src_hi(g, b, S1);
+    emit(g, rv_op(RV_XOR, T1, ah, bh));
+    emit(g, rv_op(RV_OR, T0, T0, T1));
+    emit(g, !strcmp(cmp, "eq") ? rv_opi(RV_SLTIU, T0, T0, 1) : rv_op(RV_SLTU, T0, RV_ZERO, T0));
+  } else {
+    int sgn = t.is_signed;
+    if (!strcmp(cmp, "lo") || !strcmp(cmp, "ls") || !strcmp(cmp, "hi") || !strcmp(cmp, "hs")) sgn = 0;
+    else if (strcmp(cmp, "lt") && strcmp(cmp, "le") && strcmp(cmp, "gt") && strcmp(cmp, "ge"))
+      fail(g, PTX_ERR_INVALID_PTX, "comparison .%s is not one of the integer comparisons", cmp);
+    int swap = !strcmp(cmp, "gt") || !strcmp(cmp, "hi") || !strcmp(cmp, "le") || !strcmp(cmp, "ls");
+    int inv = !strcmp(cmp, "ge") || !strcmp(cmp, "hs") || !strcmp(cmp, "le") || !strcmp(cmp, "ls");
+    less64(g, swap ? b : a, swap ? a : b, sgn);
+    if (inv) emit(g, rv_opi(RV_XORI, T0, T0, 1));
+  }
+  if (boolop) {
+    int c = src(g, &in->o[3], S2);
+    enum rv_op o = !strcmp(boolop, "and") ? RV_AND : !strcmp(boolop, "or") ? RV_OR : RV_XOR;
+    emit(g, rv_op(o, rd, T0, c));
+  } else {
+    mv(g, rd, T0);
+  }
+  put(g, d, rd);
+}
+
+// add sub and or xor .64 with the high word live
+static void gen_arith64(cg *g) {
+  const insn *in = g->in;
+  const char *op = in->op;
+  need_opnds(g, 3);
+  int d = dst_vreg(g, &in->o[0]);
+  const opnd *a = &in->o[1], *b = &in->o[2];
+  int is_add = !strcmp(op, "add"), is_sub = !strcmp(op, "sub");
+  enum rv_op o = is_add ? RV_ADD : is_sub ? RV_SUB : !strcmp(op, "and") ? RV_AND
+               : !strcmp(op, "or") ? RV_OR : RV_XOR;
+  int al = src(g, a, S0), bl = src(g, b, S1);
+  emit(g, rv_op(o, T0, al, bl));
+  if (is_add) emit(g, rv_op(RV_SLTU, T1, T0, al));  // carry
+  if (is_sub) emit(g, rv_op(RV_SLTU, T1, al, bl));  // borrow
+  put(g, d, T0);
+  int ah = src_hi(g, a, S0), bh = src_hi(g, b, S1);
+  emit(g, rv_op(o, T0, ah, bh));
+  if (is_add || is_sub) emit(g, rv_op(is_add ? RV_ADD : RV_SUB, T0, T0, T1));
+  put_hi(g, d, T0);
+}
+
+// not neg abs .64 (abs always: its low word depends on the sign)
+static void gen_unary64(cg *g) {
+  const insn *in = g->in;
+  need_opnds(g, 2);
+  int d = dst_vreg(g, &in->o[0]);
+  const opnd *a = &in->o[1];
+  if (!strcmp(in->op, "not")) {
+    emit(g, rv_opi(RV_XORI, T0, src(g, a, S0), -1));
+    put(g, d, T0);
+    emit(g, rv_opi(RV_XORI, T0, src_hi(g, a, S0), -1));
+    put_hi(g, d, T0);
+    return;
+  }
+  if (!strcmp(in->op, "neg")) {  // 0 - x: the high word borrows where the low word is not 0
+    int al = src(g, a, S0);
+    emit(g, rv_op(RV_SUB, T0, RV_ZERO, al));
+    emit(g, rv_op(RV_SLTU, T1, RV_ZERO, al));
+    put(g, d, T0);
+    emit(g, rv_op(RV_SUB, T0, RV_ZERO, src_hi(g, a, S0)));
+    emit(g, rv_op(RV_SUB, T0, T0, T1));
+    put_hi(g, d, T0);
+    return;
+  }
+  // abs: x ^ s - s with s the sign (all ones or 0), over both words
+  int ah = src_hi(g, a, S1);
+  emit(g, rv_srai(SD, ah, 31));
+  emit(g, rv_op(RV_XOR, T1, ah, SD));     // high word ^ s
+  int al = src(g, a, S0);
+  emit(g, rv_op(RV_XOR, T0, al, SD));     // low word ^ s
+  emit(g, rv_op(RV_SLTU, S2, T0, SD));    // borrow of (low ^ s) - s
+  emit(g, rv_op(RV_SUB, T0, T0, SD));
+  emit(g, rv_op(RV_SUB, T1, T1, SD));
+  emit(g, rv_op(RV_SUB, T1, T1, S2));
+  put(g, d, T0);
+  if (in->hi_live & 1) put_hi(g, d, T1);
+}
+
+// The 64-bit product of the current instruction's operands 1 and 2 into T0 (low) and T1 (high):
+// .wide of 32-bit operands (mulh/mulhu), or .lo of 64-bit ones (cross products). Uses S0-S2.
+static void product64(cg *g, int wide, int sgn) {
+  const insn *in = g->in;
+  const opnd *a = &in->o[1], *b = &in->o[2];
+  int al = src(g, a, S0), bl = src(g, b, S1);
+  if (wide) {
+    emit(g, rv_op(sgn ? RV_MULH : RV_MULHU, T1, al, bl));
+    emit(g, rv_op(RV_MUL, T0, al, bl));
+    return;
+  }
+  emit(g, rv_op(RV_MULHU, T1, al, bl));
+  int bh = src_hi(g, b, S2);
+  emit(g, rv_op(RV_MUL, S2, al, bh));
+  emit(g, rv_op(RV_ADD, T1, T1, S2));
+  emit(g, rv_op(RV_MUL, T0, al, bl));
+  int ah = src_hi(g, a, S0);
+  bl = src(g, b, S1);
+  emit(g, rv_op(RV_MUL, S2, ah, bl));
+  emit(g, rv_op(RV_ADD, T1, T1, S2));
+}
+
+// mul.lo.64, mul.wide.{s,u}32, mad.lo.64, mad.wide.{s,u}32 with the high word live
+static void gen_mul64(cg *g, tinfo t) {
+  const insn *in = g->in;
+  int is_mad = !strcmp(in->op, "mad");
+  need_opnds(g, is_mad ? 4 : 3);
+  int wide = insn_has(in, "wide");
+  if (wide && t.bits != 32) fail(g, PTX_ERR_NOT_SUPPORTED, "%s: only .wide of 32-bit operands is supported here", in->text);
+  int d = dst_vreg(g, &in->o[0]);
+  product64(g, wide, t.is_signed);
+  if (is_mad) {
+    const opnd *c = &in->o[3];
+    int cl = src(g, c, S0);
+    emit(g, rv_op(RV_ADD, T0, T0, cl));
+    emit(g, rv_op(RV_SLTU, S1, T0, cl));
+    emit(g, rv_op(RV_ADD, T1, T1, S1));
+    emit(g, rv_op(RV_ADD, T1, T1, src_hi(g, c, S0)));
+  }
+  put(g, d, T0);
+  put_hi(g, d, T1);
+}
+
+// shl.b64, shr.{b,u,s}64 (PTX clamps the amount at 64)
+static void gen_shift64(cg *g, tinfo t) {
+  const insn *in = g->in;
+  need_opnds(g, 3);
+  int is_shl = !strcmp(in->op, "shl"), arith = !is_shl && t.is_signed;
+  int d = dst_vreg(g, &in->o[0]);
+  const opnd *a = &in->o[1], *amt = &in->o[2];
+  int al = src(g, a, S0), ah = src_hi(g, a, S1);
+  if (amt->kind == O_IMM) {
+    uint64_t n = (uint64_t)amt->imm;
+    if (n > 64) n = 64;
+    if (is_shl) {
+      if (n == 0) mv(g, T0, al), mv(g, T1, ah);
+      else if (n < 32) {
+        emit(g, rv_slli(T1, ah, (int)n));
+        emit(g, rv_srli(SD, al, (int)(32 - n)));
+        emit(g, rv_op(RV_OR, T1, T1, SD));
+        emit(g, rv_slli(T0, al, (int)n));
+      } else if (n < 64) {
+        emit(g, rv_slli(T1, al, (int)(n - 32)));
+        mv(g, T0, RV_ZERO);
+      } else {
+        mv(g, T0, RV_ZERO), mv(g, T1, RV_ZERO);
+      }
+    } else {
+      if (n == 0) mv(g, T0, al), mv(g, T1, ah);
+      else if (n < 32) {
+        emit(g, rv_srli(T0, al, (int)n));
+        emit(g, rv_slli(SD, ah, (int)(32 - n)));
+        emit(g, rv_op(RV_OR, T0, T0, SD));
+        emit(g, arith ? rv_srai(T1, ah, (int)n) : rv_srli(T1, ah, (int)n));
+      } else if (n < 64) {
+        emit(g, arith ? rv_srai(T0, ah, (int)(n - 32)) : rv_srli(T0, ah, (int)(n - 32)));
+        if (arith) emit(g, rv_srai(T1, ah, 31));
+        else mv(g, T1, RV_ZERO);
+      } else {
+        if (arith) emit(g, rv_srai(T0, ah, 31)), emit(g, rv_srai(T1, ah, 31));
+        else mv(g, T0, RV_ZERO), mv(g, T1, RV_ZERO);
+      }
+    }
+  } else {
+    // n & 31 through RV32's shifts, the word crossing as (x >> 1) >> (31 - n) (0 for n = 0),
+    // then n & 32 moves words, n >= 64 clears (or fills with the sign)
+    int n = src(g, amt, S2);
+    if (is_shl) {
+      emit(g, rv_op(RV_SLL, T1, ah, n));
+      emit(g, rv_srli(SD, al, 1));
+      emit(g, rv_opi(RV_XORI, T0, n, -1));
+      emit(g, rv_op(RV_SRL, SD, SD, T0));
+      emit(g, rv_op(RV_OR, T1, T1, SD));
+      emit(g, rv_op(RV_SLL, T0, al, n));
+      emit(g, rv_opi(RV_ANDI, SD, n, 32));
+      emit(g, rv_b(12, RV_ZERO, SD, 0));  // beq SD, zero: skip the word move
+      mv(g, T1, T0);
+      mv(g, T0, RV_ZERO);
+    } else {
+      emit(g, rv_op(RV_SRL, T0, al, n));
+      emit(g, rv_slli(SD, ah, 1));
+      emit(g, rv_opi(RV_XORI, T1, n, -1));
+      emit(g, rv_op(RV_SLL, SD, SD, T1));
+      emit(g, rv_op(RV_OR, T0, T0, SD));
+      emit(g, rv_op(arith ? RV_SRA : RV_SRL, T1, ah, n));
+      emit(g, rv_opi(RV_ANDI, SD, n, 32));
+      emit(g, rv_b(12, RV_ZERO, SD, 0));
+      mv(g, T0, T1);
+      if (arith) emit(g, rv_srai(T1, ah, 31));
+      else mv(g, T1, RV_ZERO);
+    }
+    emit(g, rv_opi(RV_SLTIU, SD, n, 64));
+    emit(g, rv_b(12, RV_ZERO, SD, 1));  // bne SD, zero: in range
+    if (arith) {
+      emit(g, rv_srai(T0, ah, 31));
+      emit(g, rv_srai(T1, ah, 31));
+    } else {
+      mv(g, T0, RV_ZERO);
+      mv(g, T1, RV_ZERO);
+    }
+  }
+  put(g, d, T0);
+  if (in->hi_live & 1) put_hi(g, d, T1);
+}
+
+// min max .{s,u}64: the 64-bit compare, then both words selected
+static void gen_minmax64(cg *g, tinfo t) {
+  const insn *in = g->in;
+  need_opnds(g, 3);
+  int d = dst_vreg(g, &in->o[0]);
+  const opnd *a = &in->o[1], *b = &in->o[2];
+  int is_min = !strcmp(in->op, "min");
+  less64(g, is_min ? a : b, is_min ? b : a, t.is_signed);  // T0: take a
+  mv(g, S2, T0);
+  int rd = dst(g, d);
+  select_reg(g, rd, S2, src(g, a, S0), src(g, b, S1));
+  put(g, d, rd);
+  if (in->hi_live & 1) {
+    select_reg(g, SD, S2, src_hi(g, a, S0), src_hi(g, b, S1));
+    put_hi(g, d, SD);
+  }
+}
+
+// selp.b64 with the high word live
+static void gen_selp64(cg *g) {
+  const insn *in = g->in;
+  need_opnds(g, 4);
+  int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
+  int p = src(g, &in->o[3], S2);
+  select_reg(g, rd, p, src(g, &in->o[1], S0), src(g, &in->o[2], S1));
+  put(g, d, rd);
+  select_reg(g, SD, p, src_hi(g, &in->o[1], S0), src_hi(g, &in->o[2], S1));
+  put_hi(g, d, SD);
+}
+
+// mov / cvta into a 64-bit register with the high word live; unpacking {lo, hi}
+static int gen_mov64(cg *g) {
+  const insn *in = g->in;
+  need_opnds(g, 2);
+  const opnd *o0 = &in->o[0], *o1 = &in->o[1];
+  if (o0->kind == O_VEC) {  // mov.b64 {lo, hi}, x
+    if (parse_type(insn_type(in)).bits != 64 || o0->nvec != 2 || o0->vec[1] < 0) return 0;
+    if (o0->vec[0] >= 0) put(g, o0->vec[0], src(g, o1, S0));
+    put(g, o0->vec[1], src_hi(g, o1, S1));
+    return 1;
+  }
+  if (!is_b64_reg(g, o0) || !(in->hi_live & 1)) return 0;
+  int d = o0->reg;
+  if (o1->kind == O_VEC) {  // mov.b64 x, {lo, hi}
+    if (o1->nvec != 2) return 0;
+    opnd lo = {.kind = o1->vec[0] >= 0 ? O_REG : O_IMM, .reg = o1->vec[0]};
+    opnd hi = {.kind = o1->vec[1] >= 0 ? O_REG : O_IMM, .reg = o1->vec[1]};
+    put(g, d, src(g, &lo, S0));
+    put_hi(g, d, src(g, &hi, S1));
+    return 1;
+  }
+  put(g, d, src(g, o1, S0));
+  put_hi(g, d, src_hi(g, o1, S1));
+  return 1;
+}
+
+// cvt into a 64-bit register with the high word live: from 64 bits a copy, from fewer the sign
+// (or zero) extension of the source type
+static int gen_cvt64(cg *g, tinfo dt, tinfo st) {
+  const insn *in = g->in;
+  need_opnds(g, 2);
+  int d = dst_vreg(g, &in->o[0]);
+  if (dt.bits != 64) return 0;
+  only_mods(g, "u8 u16 u32 u64 s8 s16 s32 s64");
+  if (st.bits == 64) {
+    put(g, d, src(g, &in->o[1], S0));
+    put_hi(g, d, src_hi(g, &in->o[1], S1));
+    return 1;
+  }
+  int x = src(g, &in->o[1], S0);
+  extend(g, T0, x, st.bits, st.is_signed);
+  put(g, d, T0);
+  if (st.is_signed) emit(g, rv_srai(T0, T0, 31));
+  else mv(g, T0, RV_ZERO);
+  put_hi(g, d, T0);
+  return 1;
+}
+
+// mul.hi.{u,s}64: the high 64 bits of the 128-bit product, from 32-bit partial products (the
+// middle column's carries first), then for .s64 the signed correction: minus b where a < 0, minus
+// a where b < 0 (mod 2^64). Result in T0 (low), SD (high).
+static void gen_mulhi64(cg *g, tinfo t) {
+  const insn *in = g->in;
+  need_opnds(g, 3);
+  int d = dst_vreg(g, &in->o[0]);
+  const opnd *a = &in->o[1], *b = &in->o[2];
+  // the middle column al*bl>>32 + lo(al*bh) + lo(ah*bl): only its carries (0..2) reach the result
+  int al = src(g, a, S0), bl = src(g, b, S1);
+  emit(g, rv_op(RV_MULHU, SD, al, bl));
+  emit(g, rv_op(RV_MUL, S2, al, src_hi(g, b, S2)));
+  emit(g, rv_op(RV_ADD, T0, SD, S2));
+  emit(g, rv_op(RV_SLTU, T1, T0, S2));
+  emit(g, rv_op(RV_MUL, S2, src_hi(g, a, S0), src(g, b, S1)));
+  emit(g, rv_op(RV_ADD, T0, T0, S2));
+  emit(g, rv_op(RV_SLTU, SD, T0, S2));
+  emit(g, rv_op(RV_ADD, T1, T1, SD));
+  // high 64 = carries + hi(al*bh) + hi(ah*bl) + ah*bh
+  mv(g, T0, T1);
+  mv(g, SD, RV_ZERO);
+  for (int term = 0; term < 3; ++term) {
+    int x = term == 1 || term == 2 ? src_hi(g, a, S0) : src(g, a, S0);
+    int y = term == 0 || term == 2 ? src_hi(g, b, S1) : src(g, b, S1);
+    emit(g, rv_op(term == 2 ? RV_MUL : RV_MULHU, S2, x, y));
+    emit(g, rv_op(RV_ADD, T0, T0, S2));
+    emit(g, rv_op(RV_SLTU, T1, T0, S2));
+    emit(g, rv_op(RV_ADD, SD, SD, T1));
+    if (term == 2) {
+      emit(g, rv_op(RV_MULHU, S2, x, y));
+      emit(g, rv_op(RV_ADD, SD, SD, S2));
+    }
+  }
+  if (t.is_signed)
+    for (int k = 0; k < 2; ++k) {  // k 0: a < 0 takes b off; k 1: b < 0 takes a off
+      const opnd *neg = k ? b : a, *sub = k ? a : b;
+      emit(g, rv_srai(S2, src_hi(g, neg, S0), 31));
+      emit(g, rv_op(RV_AND, T1, S2, src(g, sub, S1)));
+      emit(g, rv_op(RV_SLTU, S1, T0, T1));
+      emit(g, rv_op(RV_SUB, T0, T0, T1));
+      emit(g, rv_op(RV_SUB, SD, SD, S1));
+      emit(g, rv_op(RV_AND, T1, S2, src_hi(g, sub, S1)));
+      emit(g, rv_op(RV_SUB, SD, SD, T1));
+    }
+  put(g, d, T0);
+  if (in->hi_live & 1) put_hi(g, d, SD);
+}
+
+// Instructions whose result needs the high words of 64-bit registers; returns 0 where the
+// 32-bit handlers compute everything that is live (the low word).
+static int gen_int64(cg *g) {
+  const insn *in = g->in;
+  const char *op = in->op, *ty = insn_type(in);
+  tinfo t = parse_type(ty);
+  if (t.is_float) return 0;
+  int live = (int)(in->hi_live & 1);
+  if (!strcmp(op, "cvt")) {
+    const char *types[2];
+    int nt = 0;
+    for (int i = 0; i < in->nmods; ++i)
+      if (parse_type(in->mods[i]).bits && nt < 2) types[nt++] = in->mods[i];
+    if (nt != 2 || !live) return 0;
+    tinfo dt = parse_type(types[0]), st = parse_type(types[1]);
+    if (dt.is_float || st.is_float) return 0;
+    return gen_cvt64(g, dt, st);
+  }
+  if (!strcmp(op, "mov") || !strcmp(op, "cvta")) {
+    if (!strcmp(op, "cvta")) only_mods(g, "to global shared local u32 u64");
+    else only_mods(g, "b16 b32 b64 u16 u32 u64 s16 s32 s64 f32 pred");
+    return gen_mov64(g);
+  }
+  if (t.bits == 64 && !strcmp(op, "setp")) {
+    only_mods(g, "eq ne lt le gt ge lo ls hi hs and or xor s64 u64 b64");
+    gen_setp64(g, t);
+    return 1;
+  }
+  if (t.bits == 64 && (!strcmp(op, "min") || !strcmp(op, "max"))) {
+    only_mods(g, "s64 u64");
+    gen_minmax64(g, t);
+    return 1;
+  }
+  if (t.bits == 64 && !strcmp(op, "abs")) {
+    only_mods(g, "s64");
+    gen_unary64(g);
+    return 1;
+  }
+  if (t.bits == 64 && !strcmp(op, "mul") && insn_has(in, "hi")) {
+    only_mods(g, "hi s64 u64");
+    gen_mulhi64(g, t);
+    return 1;
+  }
+  if (t.bits == 64 && !strcmp(op, "shr")) {
+    only_mods(g, "b64 u64 s64");
+    gen_shift64(g, t);
+    return 1;
+  }
+  if (!live) return 0;
+  if (t.bits == 64 && !strcmp(op, "shl")) {
+    only_mods(g, "b64");
+    gen_shift64(g, t);
+    return 1;
+  }
+  if (t.bits == 64 && (!strcmp(op, "add") || !strcmp(op, "sub") || !strcmp(op, "and") ||
+                       !strcmp(op, "or") || !strcmp(op, "xor"))) {
+    only_mods(g, "s64 u64 b64");
+    gen_arith64(g);
+    return 1;
+  }
+  if (t.bits == 64 && (!strcmp(op, "not") || !strcmp(op, "neg"))) {
+    only_mods(g, "s64 b64");
+    gen_unary64(g);
+    return 1;
+  }
+  if (!strcmp(op, "mul") || !strcmp(op, "mad")) {
+    if (insn_has(in, "hi")) return 0;  // refused by the 32-bit handlers for 64 bits
+    if (!(insn_has(in, "wide") && t.bits == 32) && !(insn_has(in, "lo") && t.bits == 64)) return 0;
+    only_mods(g, "lo wide s32 u32 s64 u64");
+    gen_mul64(g, t);
+    return 1;
+  }
+  if (!strcmp(op, "selp") && t.bits == 64) {
+    only_mods(g, "b64 s64 u64");
+    gen_selp64(g);
+    return 1;
+  }
+  return 0;
+}
+
+// ------------------------------------------------------------------------------ bit counts
+
+// T0 = the number of set bits of x (RV32IM has no cpop): the SWAR sum. Uses T1, SD.
+static void popc32(cg *g, int x) {
+  emit(g, rv_srli(T1, x, 1));
+  li(g, SD, 0x55555555);
+  emit(g, rv_op(RV_AND, T1, T1, SD));
+  emit(g, rv_op(RV_SUB, T0, x, T1));
+  li(g, SD, 0x33333333);
+  emit(g, rv_srli(T1, T0, 2));
+  emit(g, rv_op(RV_AND, T1, T1, SD));
+  emit(g, rv_op(RV_AND, T0, T0, SD));
+  emit(g, rv_op(RV_ADD, T0, T0, T1));
+  emit(g, rv_srli(T1, T0, 4));
+  emit(g, rv_op(RV_ADD, T0, T0, T1));
+  li(g, SD, 0x0F0F0F0F);
+  emit(g, rv_op(RV_AND, T0, T0, SD));
+  li(g, SD, 0x01010101);
+  emit(g, rv_op(RV_MUL, T0, T0, SD));
+  emit(g, rv_srli(T0, T0, 24));
+}
+
+// T0 = the number of leading zeros of x (32 for 0): a branch-free binary search on a copy of x
+// in S1. Uses T1.
+static void clz32(cg *g, int x) {
+  static const int step[5][2] = {{16, 4}, {24, 3}, {28, 2}, {30, 1}, {31, 0}};
+  mv(g, S1, x);
+  mv(g, T0, RV_ZERO);
+  for (int i = 0; i < 5; ++i) {
+    emit(g, rv_srli(T1, S1, step[i][0]));
+    emit(g, rv_opi(RV_SLTIU, T1, T1, 1));              // 1 where the top bits are all zero
+    if (step[i][1]) emit(g, rv_slli(T1, T1, step[i][1]));
+    emit(g, rv_op(RV_ADD, T0, T0, T1));
+    emit(g, rv_op(RV_SLL, S1, S1, T1));
+  }
+  emit(g, rv_opi(RV_SLTIU, T1, S1, 1));                 // x was 0: 31 so far, one more
+  emit(g, rv_op(RV_ADD, T0, T0, T1));
+}
+
+// T0 = x with its 32 bits reversed: swaps of 1, 2, 4, 8 and 16 bits. Uses T1, SD.
+static void brev32(cg *g, int x) {
+  static const uint32_t mask[4] = {0x55555555u, 0x33333333u, 0x0F0F0F0Fu, 0x00FF00FFu};
+  mv(g, T0, x);
+  for (int i = 0; i < 4; ++i) {
+    li(g, SD, (int32_t)mask[i]);
+    emit(g, rv_srli(T1, T0, 1 << i));
+    emit(g, rv_op(RV_AND, T1, T1, SD));
+    emit(g, rv_op(RV_AND, T0, T0, SD));
+    emit(g, rv_slli(T0, T0, 1 << i));
+    emit(g, rv_op(RV_OR, T0, T0, T1));
+  }
+  emit(g, rv_srli(T1, T0, 16));
+  emit(g, rv_slli(T0, T0, 16));
+  emit(g, rv_op(RV_OR, T0, T0, T1));
+}
+
+// popc.b32/b64, clz.b32/b64, brev.b32, bfind[.shiftamt].u32/s32: results as PTX defines them
+// (clz of 0 is the width; bfind of 0, and of -1 for .s32, is 0xffffffff)
+static void gen_bitcount(cg *g) {
+  const insn *in = g->in;
+  const char *op = in->op;
+  need_opnds(g, 2);
+  const char *ty = insn_type(in);
+  if (!ty) fail(g, PTX_ERR_INVALID_PTX, "%s needs a type", op);
+  int d = dst_vreg(g, &in->o[0]);
+  const opnd *a = &in->o[1];
+  if (!strcmp(op, "popc") || !strcmp(op, "clz")) {
+    only_mods(g, "b32 b64");
+    int is_popc = op[0] == 'p';
+    if (!strcmp(ty, "b32")) {
+      int x = src(g, a, S0);
+      if (is_popc) popc32(g, x);
+      else clz32(g, x);
+    } else if (is_popc) {  // the two words' counts added
+      popc32(g, src(g, a, S0));
+      mv(g, S2, T0);
+      popc32(g, src_hi(g, a, S0));
+      emit(g, rv_op(RV_ADD, T0, T0, S2));
+    } else {  // clz of the high word, or 32 + clz of the low word where the high word is 0
+      int h = src_hi(g, a, S0);
+      emit(g, rv_opi(RV_SLTIU, SD, h, 1));
+      select_reg(g, S2, SD, src(g, a, S1), h);
+      emit(g, rv_slli(S0, SD, 5));
+      clz32(g, S2);
+      emit(g, rv_op(RV_ADD, T0, T0, S0));
+    }
+  } else if (!strcmp(op, "brev")) {
+    only_mods(g, "b32");
+    brev32(g, src(g, a, S0));
+  } else {  // bfind: the most significant non-sign bit
+    only_mods(g, "u32 s32 shiftamt");
+    int x = src(g, a, S0);
+    if (!strcmp(ty, "s32")) {  // a negative value: the same search on its complement
+      emit(g, rv_srai(T1, x, 31));
+      emit(g, rv_op(RV_XOR, S0, x, T1));
+      x = S0;
+    }
+    clz32(g, x);
+    if (insn_has(in, "shiftamt")) {  // the shift that brings that bit to bit 31: clz, or -1 for 0
+      emit(g, rv_opi(RV_SLTIU, T1, x, 1));
+      emit(g, rv_op(RV_SUB, T1, RV_ZERO, T1));
+      emit(g, rv_op(RV_OR, T0, T0, T1));
+    } else {  // 31 - clz: -1 (0xffffffff) for 0 by itself
+      li(g, T1, 31);
+      emit(g, rv_op(RV_SUB, T0, T1, T0));
+    }
+  }
+  put(g, d, T0);
+}
+
+// ------------------------------------------------------------------------------ f32 atomics
+
+// Flushes a subnormal f32 (bits in r) to a zero of its sign, as atom.add.f32 does to its inputs
+// and result (PTX ISA, atom). Uses SD.
+static void ftz_bits(cg *g, int r) {
+  emit(g, rv_lui(SD, 0x7F800u));
+  emit(g, rv_op(RV_AND, SD, r, SD));
+  emit(g, rv_b(12, RV_ZERO, SD, 1));  // bne SD, zero: a normal number, Inf or NaN stays
+  emit(g, rv_srli(r, r, 31));
+  emit(g, rv_slli(r, r, 31));
+}
+
+// atom.add.f32 / red.add.f32: a compare-and-swap loop (Zacas amocas.w) around an fadd.s with
+// the inputs and the sum flushed as PTX says; d gets the old word. `base` holds the address.
+static void gen_fatom_add(cg *g, int is_red, int base) {
+  const insn *in = g->in;
+  const opnd *b = &in->o[is_red ? 1 : 2];
+  if (is_freg(g, b)) emit(g, rv_fop(RV_FMV_X_W, S1, fsrc(g, b, FS1), 0, 0));
+  else mv(g, S1, src(g, b, S1));
+  ftz_bits(g, S1);
+  emit(g, rv_fop(RV_FMV_W_X, FS1, S1, 0, 0));
+  int loop = g->n;
+  emit(g, rv_load(2, T0, base, 0));                   // the word now
+  mv(g, T1, T0);
+  ftz_bits(g, T1);
+  emit(g, rv_fop(RV_FMV_W_X, FS0, T1, 0, 0));
+  emit(g, rv_fop(RV_FADD, FSD, FS0, FS1, RV_RNE));
+  emit(g, rv_fop(RV_FMV_X_W, T1, FSD, 0, 0));
+  ftz_bits(g, T1);
+  mv(g, S0, T0);
+  emit(g, rv_amo(5, S0, base, T1));                   // amocas.w: stored where the word is still T0
+  emit(g, rv_b((loop - g->n) * 4, T0, S0, 1));        // bne S0, T0: another lane came first
+  g->flags |= PTX_KERNEL_NEEDS_ATOMICS;
+  if (!is_red) {
+    int d = dst_vreg(g, &in->o[0]);
+    if (is_freg(g, &in->o[0])) {
+      int fd = fdst(g, d);
+      emit(g, rv_fop(RV_FMV_W_X, fd, T0, 0, 0));
+      fput(g, d, fd);
+    } else {
+      put(g, d, T0);
+    }
+  }
+}
+
+// shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: the funnel shift of b:a (b the high word) by c (c mod 32,
+// or at most 32), NVRTC's rotate
+static void gen_shf(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "l r wrap clamp b32");
+  need_opnds(g, 4);
+  int left = insn_has(in, "l"), clamp = insn_has(in, "clamp");
+  if (left == insn_has(in, "r") || clamp == insn_has(in, "wrap"))
+    fail(g, PTX_ERR_INVALID_PTX, "%s needs one of .l/.r and one of .wrap/.clamp", in->text);
+  int d = dst_vreg(g, &in->o[0]);
+  int a = src(g, &in->o[1], S0), b = src(g, &in->o[2], S1), c = src(g, &in->o[3], S2);
+  // RV32's shifts take c mod 32; the bits that cross words as (x >> 1) >> (31 - c) (none for 0)
+  if (left) {
+    emit(g, rv_op(RV_SLL, T1, b, c));
+    emit(g, rv_srli(SD, a, 1));
+    emit(g, rv_opi(RV_XORI, T0, c, -1));
+    emit(g, rv_op(RV_SRL, SD, SD, T0));
+  } else {
+    emit(g, rv_op(RV_SRL, T1, a, c));
+    emit(g, rv_slli(SD, b, 1));
+    emit(g, rv_opi(RV_XORI, T0, c, -1));
+    emit(g, rv_op(RV_SLL, SD, SD, T0));
+  }
+  emit(g, rv_op(RV_OR, T1, T1, SD));
+  if (clamp) {  // 32 or more: the whole other word
+    emit(g, rv_opi(RV_SLTIU, SD, c, 32));
+    emit(g, rv_b(8, RV_ZERO, SD, 1));  // bne SD, zero
+    mv(g, T1, left ? a : b);  // one word: a and b are never T1
+  }
+  put(g, d, T1);
+}
+
+// The value of an operand known when translating: an immediate, or a register whose last write
+// in the same straight-line code (no label or branch in between) is an unguarded mov of an
+// immediate, as NVRTC writes the selector of prmt.
+static int const_operand(cg *g, const opnd *o, uint32_t *v) {
+  if (o->kind == O_IMM) {
+    *v = (uint32_t)o->imm;
+    return 1;
+  }
+  if (o->kind != O_REG) return 0;
+  for (const insn *p = g->in - 1; p >= g->k->insns; --p) {
+    if (p->label >= 0 || !strcmp(p->op, "bra")) return 0;
+    if (!insn_writes_first(p)) continue;
+    int writes = p->o[0].kind == O_REG && p->o[0].reg == o->reg;
+    for (int e = 0; p->o[0].kind == O_VEC && e < p->o[0].nvec; ++e) writes |= p->o[0].vec[e] == o->reg;
+    if (!writes) continue;
+    if (strcmp(p->op, "mov") || p->guard >= 0 || p->o[0].kind != O_REG || p->o[1].kind != O_IMM) return 0;
+    *v = (uint32_t)p->o[1].imm;
+    return 1;
+  }
+  return 0;
+}
+
+// prmt.b32 d, a, b, c with a constant selector c (the default mode): byte k of d is byte
+// c[4k+2:4k] of b:a (b the high word), or that byte's sign replicated where c[4k+3] is set
+static void gen_prmt(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "b32");
+  need_opnds(g, 4);
+  uint32_t sel;
+  if (!const_operand(g, &in->o[3], &sel))
+    fail(g, PTX_ERR_NOT_SUPPORTED, "%s with a selector that is not a constant is not supported", in->text);
+  int d = dst_vreg(g, &in->o[0]);
+  int a = src(g, &in->o[1], S0), b = src(g, &in->o[2], S1);
+  mv(g, T0, RV_ZERO);
+  for (int k = 0; k < 4; ++k) {
+    unsigned s = (sel >> (4 * k)) & 0xF, byte = s & 7;
+    int x = byte < 4 ? a : b, sh = 8 * (int)(byte & 3);
+    if (s & 8) {  // the byte's top bit in all 8 bits
+      emit(g, rv_slli(T1, x, 24 - sh));
+      emit(g, rv_srai(T1, T1, 31));
+      emit(g, rv_opi(RV_ANDI, T1, T1, 0xFF));
+    } else {
+      emit(g, rv_srli(T1, x, sh));
+      emit(g, rv_opi(RV_ANDI, T1, T1, 0xFF));
+    }
+    if (k) emit(g, rv_slli(T1, T1, 8 * k));
+    emit(g, rv_op(RV_OR, T0, T0, T1));
+  }
+  put(g, d, T0);
+}
+
 static const struct { const char *op; void (*gen)(cg *); } kHandlers[] = {
     {"bra", gen_bra},     {"add", gen_binop},  {"sub", gen_binop},   {"and", gen_binop},
     {"or", gen_binop},    {"xor", gen_binop},  {"mul", gen_binop},   {"div", gen_binop},
@@ -1155,9 +1888,12 @@ static const struct { const char *op; void (*gen)(cg *); } kHandlers[] = {
     {"st", gen_st},       {"atom", gen_atom},  {"red", gen_atom},    {"bar", gen_bar},
     {"barrier", gen_bar}, {"membar", gen_fence}, {"fence", gen_fence}, {"ret", gen_exit},
     {"exit", gen_exit},   {"trap", gen_trap},  {"bfe", gen_bitfield}, {"bfi", gen_bitfield},
+    {"popc", gen_bitcount}, {"clz", gen_bitcount}, {"brev", gen_bitcount}, {"bfind", gen_bitcount},
+    {"shf", gen_shf},     {"prmt", gen_prmt},
     {NULL, NULL}};
 
 static void gen_one(cg *g, void (*gen)(cg *)) {
+  if (gen_int64(g)) return;
   if (!gen_float(g)) {
     if (!gen) fail(g, PTX_ERR_NOT_SUPPORTED, "instruction %s is not supported by the translator", g->in->text);
     gen(g);

@@ -20,11 +20,13 @@ typedef struct tok {
 
 // ------------------------------------------------------------------------------ registers
 // Register classes by what the hardware holds: a predicate (0/1), 16-, 32- or 64-bit integer
-// bits (64-bit ones narrowed to their low word: docs/ptx.md, "64-bit registers"), f32/f64.
+// bits (a 64-bit register is a pair: its low word, and a companion vreg for its high word that
+// is only allocated and computed where it is live: docs/ptx.md, "64-bit registers"), f32/f64.
 enum reg_class { RC_PRED, RC_B16, RC_B32, RC_B64, RC_F32, RC_F64 };
 
 typedef struct vreg {
   enum reg_class rc;
+  int hi;         // RC_B64: the register that holds its high word (a 32-bit companion); else -1
   int phys;       // RV32 register, or -1 when spilled
   int slot;       // stack offset (from sp) when spilled
   int start, end; // live interval in instruction positions (-1: never used)
@@ -74,6 +76,8 @@ typedef struct insn {
   int nopnd;
   int line;
   char text[48];                  // opcode as written, for errors
+  unsigned hi_live;               // bit j: the high word of destination element j is live after
+                                  // this instruction (set by ptx_regalloc), so it is computed
 } insn;
 
 typedef struct kernel_ir {
@@ -83,6 +87,7 @@ typedef struct kernel_ir {
   int nregs, cap_regs;
   reg_family *fams;
   int nfams, cap_fams;
+  int scope_fams;           // the first family declared in the innermost open { } block
   sym *syms;
   int nsyms, cap_syms;
   insn *insns;

@@ -62,11 +62,6 @@ static void fail_here(ptx_ctx *c, ptx_status st, const char *what, const char *f
 
 static void tokname(ptx_ctx *c, char *dst, size_t n) { ptx_tokcpy(dst, n, &c->cur); }
 
-static void skip_statement(ptx_ctx *c) {
-  while (c->cur.kind != T_END && !ptx_is(c, ";")) ptx_next(c);
-  ptx_expect(c, ";");
-}
-
 static int type_class(ptx_ctx *c, const char *t, int line) {
   if (!strcmp(t, ".pred")) return RC_PRED;
   if (!strcmp(t, ".b8") || !strcmp(t, ".u8") || !strcmp(t, ".s8") || !strcmp(t, ".b16") ||
@@ -107,8 +102,9 @@ static int add_sym(ptx_ctx *c, kernel_ir *k, const char *name, enum sym_kind kin
   return k->nsyms++;
 }
 
+// The innermost declaration of a register name (a { } block's .reg shadows the kernel's).
 static int find_reg(const kernel_ir *k, const char *name) {
-  for (int f = 0; f < k->nfams; ++f) {
+  for (int f = k->nfams - 1; f >= 0; --f) {
     const reg_family *rf = &k->fams[f];
     size_t pl = strlen(rf->prefix);
     if (!rf->numbered) {
@@ -127,18 +123,24 @@ static int find_reg(const kernel_ir *k, const char *name) {
 }
 
 static void add_regs(ptx_ctx *c, kernel_ir *k, const char *prefix, int numbered, int count, int rc) {
-  if (find_reg(k, prefix) >= 0 && !numbered)
-    ptx_fail(c, PTX_ERR_INVALID_PTX, c->cur.line, ".reg", "register %s declared twice", prefix);
+  for (int f = k->scope_fams; f < k->nfams && !numbered; ++f)  // twice in one block
+    if (!k->fams[f].numbered && !strcmp(k->fams[f].prefix, prefix))
+      ptx_fail(c, PTX_ERR_INVALID_PTX, c->cur.line, ".reg", "register %s declared twice", prefix);
   k->fams = ptx_grow(c, k->fams, &k->cap_fams, k->nfams + 1, sizeof(reg_family));
   reg_family *f = &k->fams[k->nfams++];
   snprintf(f->prefix, sizeof f->prefix, "%s", prefix);
   f->numbered = numbered;
   f->count = count;
   f->first = k->nregs;
-  k->regs = ptx_grow(c, k->regs, &k->cap_regs, k->nregs + count, sizeof(vreg));
-  for (int i = 0; i < count; ++i) {
+  // a 64-bit register is a pair: the family's vregs hold the low words, and `count` companions
+  // after them the high words (32-bit vregs, allocated only where they are live)
+  int total = rc == RC_B64 ? 2 * count : count;
+  k->regs = ptx_grow(c, k->regs, &k->cap_regs, k->nregs + total, sizeof(vreg));
+  int base = k->nregs;
+  for (int i = 0; i < total; ++i) {
     vreg *v = &k->regs[k->nregs++];
-    v->rc = (enum reg_class)rc;
+    v->rc = i < count ? (enum reg_class)rc : RC_B32;
+    v->hi = rc == RC_B64 && i < count ? base + count + i : -1;
     v->phys = -1;
     v->slot = -1;
     v->start = v->end = -1;
@@ -532,8 +534,12 @@ int ptx_parse_next_kernel(ptx_ctx *c, kernel_ir *k) {
                ptx_is(c, ".global") ? ".global" : ".const");
     } else if (ptx_is(c, ".func")) {
       ptx_fail(c, PTX_ERR_NOT_SUPPORTED, line, ".func", "device functions (.func, call) are not supported");
-    } else if (ptx_accept(c, ".file") || ptx_accept(c, ".section") || ptx_accept(c, ".pragma")) {
-      if (ptx_is(c, "{")) {  // .section .debug_* { ... }
+    } else if (ptx_accept(c, ".file") || ptx_is(c, ".section") || ptx_accept(c, ".pragma")) {
+      if (ptx_accept(c, ".section")) {  // .section .debug_* { ... }, the brace on the next line (-G)
+        while (c->cur.kind != T_END && !ptx_is(c, "{") && !ptx_is(c, ";")) ptx_next(c);
+        ptx_accept(c, ";");
+      }
+      if (ptx_is(c, "{")) {
         int depth = 0;
         do {
           depth += ptx_is(c, "{") - ptx_is(c, "}");
@@ -569,21 +575,34 @@ int ptx_parse_next_kernel(ptx_ctx *c, kernel_ir *k) {
   }
   ptx_expect(c, "{");
   int depth = 1;
+  // { } blocks inside the body (NVRTC wraps a rotate's temporaries in one) scope their .reg
+  // declarations: the families declared since the block opened are dropped at its end
+  int scope_stack[64];
+  k->scope_fams = 0;
   while (depth > 0) {
     int line = c->cur.line;
     if (c->cur.kind == T_END) ptx_fail(c, PTX_ERR_INVALID_PTX, k->line, ".entry", "kernel %s not closed", k->name);
     if (ptx_accept(c, "{")) {
+      if (depth > 64) ptx_fail(c, PTX_ERR_NOT_SUPPORTED, line, "{", "blocks nested deeper than 64");
+      scope_stack[depth - 1] = k->scope_fams;
+      k->scope_fams = k->nfams;
       ++depth;
     } else if (ptx_accept(c, "}")) {
       --depth;
+      if (depth > 0) {
+        k->nfams = k->scope_fams;
+        k->scope_fams = scope_stack[depth - 1];
+      }
     } else if (ptx_accept(c, ".reg")) {
       parse_reg_decl(c, k);
     } else if (ptx_accept(c, ".shared")) {
       parse_shared(c, k, 0);
     } else if (ptx_accept(c, ".local")) {
       parse_local(c, k);
-    } else if (ptx_is(c, ".pragma") || ptx_is(c, ".loc") || ptx_is(c, ".maxnreg")) {
-      skip_statement(c);
+    } else if (ptx_accept(c, ".pragma") || ptx_accept(c, ".loc") || ptx_accept(c, ".maxnreg")) {
+      // .loc (what -lineinfo adds) ends at the end of its line, with no ';'; .pragma has one
+      while (c->cur.kind != T_END && !ptx_is(c, ";") && c->cur.line == line) ptx_next(c);
+      ptx_accept(c, ";");
     } else if (ptx_is(c, ".param") || ptx_is(c, ".global") || ptx_is(c, ".const") ||
                ptx_is(c, ".func") || ptx_is(c, ".callprototype")) {
       char t[32];

@@ -50,15 +50,75 @@ static void opnd_regs(const opnd *o, int *list, int *n) {
       if (o->vec[i] >= 0) list[(*n)++] = o->vec[i];
 }
 
-// Sources and destinations of one instruction.
-static void insn_regs(const insn *in, int *use, int *nuse, int *def, int *ndef) {
+// How an instruction reads the high words of its 64-bit register sources (docs/ptx.md,
+// "64-bit registers"): never (its result depends on the low words alone: cvt to 32 bits,
+// mul.wide, loads' addresses), only where its own destination's high word is live (add, sub,
+// logic, mov, mul.lo, shl, ...: their low result needs only low words), or always (compares,
+// right shifts, stores, min/max, ...). Unknown instructions count as always.
+enum { HI_NONE, HI_PROP, HI_ALWAYS };
+static int hi_reads(const insn *in) {
+  const char *op = in->op, *t = insn_type(in);
+  int b64 = t && strstr(t, "64") && t[0] != 'f';
+  if (!strcmp(op, "ld") || !strcmp(op, "bra") || !strcmp(op, "bar") || !strcmp(op, "barrier"))
+    return HI_NONE;
+  if (!strcmp(op, "cvt")) {  // cvt.dst.src: the source's high word only into a 64-bit result
+    const char *types[2] = {NULL, NULL};
+    int nt = 0;
+    for (int i = 0; i < in->nmods && nt < 2; ++i)
+      if (strstr(in->mods[i], "8") || strstr(in->mods[i], "16") || strstr(in->mods[i], "32") ||
+          strstr(in->mods[i], "64"))
+        types[nt++] = in->mods[i];
+    if (nt == 2 && types[0][0] != 'f' && types[1][0] != 'f')
+      return strstr(types[0], "64") ? HI_PROP : HI_NONE;
+    return HI_ALWAYS;
+  }
+  if (!strcmp(op, "mul") || !strcmp(op, "mad")) {
+    int k;
+    for (k = 0; k < in->nmods; ++k)
+      if (!strcmp(in->mods[k], "hi")) return HI_ALWAYS;
+    return HI_PROP;  // .lo: high words only for the high result; .wide: 32-bit sources (mad's c)
+  }
+  if (!strcmp(op, "mov") && in->nopnd > 0 && in->o[0].kind == O_VEC) return HI_ALWAYS;  // unpack
+  if (!strcmp(op, "add") || !strcmp(op, "sub") || !strcmp(op, "and") || !strcmp(op, "or") ||
+      !strcmp(op, "xor") || !strcmp(op, "not") || !strcmp(op, "neg") || !strcmp(op, "shl") ||
+      !strcmp(op, "selp") || !strcmp(op, "mov") || !strcmp(op, "cvta") || !strcmp(op, "cnot"))
+    return HI_PROP;
+  if (!strcmp(op, "st")) return b64 ? HI_ALWAYS : HI_NONE;
+  return HI_ALWAYS;
+}
+
+// Sources and destinations of one instruction, given what is live after it (`out`): a 64-bit
+// destination's high word is a destination only where it is live there (*hi_live gets a bit per
+// destination element), and the sources' high words are read as hi_reads says.
+static void opnd_his(const kernel_ir *k, const opnd *o, int *list, int *n) {
+  if (o->kind == O_REG && k->regs[o->reg].hi >= 0) list[(*n)++] = k->regs[o->reg].hi;
+  if (o->kind == O_VEC)
+    for (int i = 0; i < o->nvec; ++i)
+      if (o->vec[i] >= 0 && k->regs[o->vec[i]].hi >= 0) list[(*n)++] = k->regs[o->vec[i]].hi;
+}
+static void insn_regs(const kernel_ir *k, const insn *in, const uint64_t *out, int *use, int *nuse,
+                      int *def, int *ndef, unsigned *hi_live) {
   *nuse = *ndef = 0;
+  *hi_live = 0;
   if (in->label >= 0) return;
   int first = insn_writes_first(in);
   for (int j = 0; j < in->nopnd; ++j) {
     if (j == 0 && first) opnd_regs(&in->o[j], def, ndef);
     else opnd_regs(&in->o[j], use, nuse);
   }
+  if (first) {
+    const opnd *d = &in->o[0];
+    int n = d->kind == O_VEC ? d->nvec : 1;
+    for (int e = 0; e < n; ++e) {
+      int r = d->kind == O_VEC ? d->vec[e] : d->reg;
+      if (r < 0 || k->regs[r].hi < 0 || !bs_get(out, k->regs[r].hi)) continue;
+      def[(*ndef)++] = k->regs[r].hi;
+      *hi_live |= 1u << e;
+    }
+  }
+  int mode = hi_reads(in);
+  if (mode == HI_ALWAYS || (mode == HI_PROP && *hi_live))
+    for (int j = first ? 1 : 0; j < in->nopnd; ++j) opnd_his(k, &in->o[j], use, nuse);
   if (in->guard >= 0) {
     use[(*nuse)++] = in->guard;
     for (int j = 0; j < *ndef; ++j) use[(*nuse)++] = def[j];  // not killed where the guard is false
@@ -141,7 +201,8 @@ void ptx_regalloc(ptx_ctx *c, kernel_ir *k) {
     free(in_), free(out), free(tmp), free(order);
     ptx_fail(c, PTX_ERR_NO_MEMORY, 0, NULL, "out of host memory");
   }
-  int use[24], def[8], nu, nd;
+  int use[64], def[16], nu, nd;
+  unsigned hl;
   // 1. liveness to a fixed point, instructions backwards
   for (int changed = 1; changed;) {
     changed = 0;
@@ -155,7 +216,7 @@ void ptx_regalloc(ptx_ctx *c, kernel_ir *k) {
         for (int w = 0; w < words; ++w) tmp[w] |= in_[(size_t)t * words + w];
       uint64_t *o = &out[(size_t)i * words], *li = &in_[(size_t)i * words];
       memcpy(o, tmp, (size_t)words * 8);
-      insn_regs(ins, use, &nu, def, &nd);
+      insn_regs(k, ins, o, use, &nu, def, &nd, &hl);
       for (int j = 0; j < nd; ++j) bs_clr(tmp, def[j]);
       for (int j = 0; j < nu; ++j) bs_set(tmp, use[j]);
       if (memcmp(li, tmp, (size_t)words * 8) != 0) {
@@ -173,7 +234,8 @@ void ptx_regalloc(ptx_ctx *c, kernel_ir *k) {
     if ((p) > v_->end) v_->end = (p);                                     \
   } while (0)
   for (int i = 0; i < n; ++i) {
-    insn_regs(&k->insns[i], use, &nu, def, &nd);
+    insn_regs(k, &k->insns[i], &out[(size_t)i * words], use, &nu, def, &nd, &hl);
+    k->insns[i].hi_live = hl;
     for (int j = 0; j < nu; ++j) {
       EXTEND(use[j], 2 * i);
       EXTEND(use[j], 2 * i + 1);

@@ -136,10 +136,12 @@ extern "C" __global__ void index2d(int *out, unsigned w, unsigned h) {
 
 
 # Division by a constant: NVRTC turns x % 13 into mul.wide.u32 + shr.u64 by 34, which needs a
-# 64-bit register's high word. The translator keeps the low word only (docs/ptx.md, "64-bit
-# registers") and refuses it by name: NOT_SUPPORTED, never a wrong result.
+# 64-bit register's high word (docs/ptx.md, "64-bit registers": kept where it is live). It runs.
 CONST_DIVISION = r"""
 extern "C" __global__ void mod13(const unsigned *a, unsigned *out) { out[threadIdx.x] = a[threadIdx.x] % 13u; }"""
+# 64-bit division by a variable (div.s64) is not translated: refused by name, never a wrong result.
+DIV64 = r"""
+extern "C" __global__ void div64(const long long *a, const long long *b, long long *q) { q[threadIdx.x] = a[threadIdx.x] / b[threadIdx.x]; }"""
 
 
 def bits_ref(a, b):
@@ -294,10 +296,21 @@ def bad_ptx():
     check("the JIT error log names line %d and the instruction" % (at + 1),
           ("line %d" % (at + 1)) in text and "frobnicate" in text, repr(text))
     log = bytearray(1024)
-    res = cu.cuModuleLoadDataEx(nvrtc_ptx(CONST_DIVISION, "mod13"), len(opts), opts, [log, len(log)])
-    expect("cuModuleLoadDataEx(division by a constant)", res, R.CUDA_ERROR_NOT_SUPPORTED)
+    res = cu.cuModuleLoadDataEx(nvrtc_ptx(DIV64, "div64"), len(opts), opts, [log, len(log)])
+    expect("cuModuleLoadDataEx(64-bit division)", res, R.CUDA_ERROR_NOT_SUPPORTED)
     text = bytes(log).split(b"\0")[0].decode()
-    check("the JIT error log names shr.u64 and the high word", "shr.u64" in text and "high word" in text, repr(text))
+    check("the JIT error log names div.s64", "div.s64" in text, repr(text))
+    # division by a constant (the high word of mul.wide.u32) loads and computes x % 13
+    mod, fn = load(nvrtc_ptx(CONST_DIVISION, "mod13"), "mod13")
+    a = np.arange(0xFFFFFFF0, 0xFFFFFFFF, dtype=np.uint64).astype(np.uint32)
+    a = np.concatenate([a, np.array([0, 1, 12, 13, 14, 1000003], dtype=np.uint32)])
+    da, dout = to_device(a), to_device(np.zeros(len(a), dtype=np.uint32))
+    boxed, params = pointer_array([da, dout])
+    ok(cu.cuLaunchKernel(fn, 1, 1, 1, len(a), 1, 1, 0, 0, params.ctypes.data, 0), "cuLaunchKernel(mod13)")
+    ok(cu.cuCtxSynchronize())
+    check("mod13: x %% 13 through mul.wide.u32 and shr.u64 for %d values" % len(a),
+          np.array_equal(from_device(dout, len(a), np.uint32), a % np.uint32(13)))
+    ok(cu.cuModuleUnload(mod))
     free_before = ok(cu.cuMemGetInfo())[0]
     expect("cuModuleLoadData(not PTX)", cu.cuModuleLoadData(b"this is not PTX\0"), R.CUDA_ERROR_INVALID_IMAGE)
     check("refused loads leave device memory as it was", ok(cu.cuMemGetInfo())[0] == free_before)

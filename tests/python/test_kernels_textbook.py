@@ -1,0 +1,498 @@
+"""Textbook and sample-style CUDA C kernels on vmgpu, bit for bit against NVIDIA's GPU.
+
+Each kernel is compiled by NVIDIA's NVRTC (cuda.bindings.nvrtc), loaded with cuModuleLoadData and
+launched with cuLaunchKernel through NVIDIA's cuda-bindings: f32 arithmetic with fused
+multiply-adds, grid-stride loops over size_t, 2D grids, shared-memory tiles and reductions with
+barriers, divergent data-dependent loops, integer and f32 global atomics, 64-bit integers, bit
+intrinsics. Every output is checked two ways:
+
+- against numpy, where the host can compute the exact answer (the integer kernels, the f32 atomic
+  sum of integral values);
+- against the output NVIDIA's GPU gave for the same PTX source and inputs: a SHA-256 digest per
+  output array, recorded by this very script with `--record FILE` on a machine with an NVIDIA GPU
+  (tests/python/nvidia_textbook_*.txt says which).
+
+Inputs come from a fixed xorshift generator written here, so they do not depend on numpy's version.
+usage: test_kernels_textbook.py [--record FILE] [--only NAME] [--ptx-version X.Y]
+"""
+import hashlib
+import os
+import re
+import sys
+
+import numpy as np
+from cuda.bindings import driver as cu
+
+from test_bindings_kernels import from_device, load, nvrtc_ptx, pointer_array, to_device
+from vmgpu_pytest import check, ok, run
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RECORD = os.path.join(HERE, "nvidia_textbook_h200_580.txt")
+
+
+def xorshift(n, seed):
+    """n uint32 words of Marsaglia's xorshift32 from seed (nonzero)."""
+    out = np.empty(n, dtype=np.uint32)
+    x = seed & 0xFFFFFFFF
+    for i in range(n):
+        x ^= (x << 13) & 0xFFFFFFFF
+        x ^= x >> 17
+        x ^= (x << 5) & 0xFFFFFFFF
+        out[i] = x
+    return out
+
+
+def floats(n, seed, lo=-4.0, hi=4.0):
+    """f32 values in [lo, hi) with 20 random mantissa bits (from xorshift words)."""
+    w = xorshift(n, seed).astype(np.float64)
+    return (lo + (hi - lo) * w / 2.0 ** 32).astype(np.float32)
+
+
+class K:
+    """A kernel: `args` is a list of ("in", array) | ("out", dtype, count) | numpy scalar, in
+    parameter order; grid, block, shared bytes; `ref(ins)` gives the exact outputs, or None."""
+
+    def __init__(self, name, source, args, grid, block, shared=0, ref=None):
+        self.name, self.source, self.args = name, source, args
+        self.grid, self.block, self.shared, self.ref = grid, block, shared, ref
+
+
+def i32(a):
+    return np.asarray(a, dtype=np.int64).astype(np.uint64).astype(np.uint32).view(np.int32)
+
+
+# ---------------------------------------------------------------------------- the kernels
+
+N_SAXPY = 3000
+SAXPY = K("saxpy_sizet", r"""
+extern "C" __global__ void saxpy_sizet(const float *x, float *y, float a, size_t n) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)blockDim.x * gridDim.x)
+    y[i] = a * x[i] + y[i];
+}""", [("in", floats(N_SAXPY, 1)), ("inout", floats(N_SAXPY, 2)), np.float32(1.75), np.uint64(N_SAXPY)],
+    (5, 1, 1), (128, 1, 1))
+
+MM_N = 24
+MATMUL = K("matmul", r"""
+extern "C" __global__ void matmul(const float *A, const float *B, float *C, int N) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y, col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < N && col < N) {
+    float s = 0.0f;
+    for (int k = 0; k < N; ++k) s += A[row * N + k] * B[k * N + col];
+    C[row * N + col] = s;
+  }
+}""", [("in", floats(MM_N * MM_N, 3)), ("in", floats(MM_N * MM_N, 4)), ("out", np.float32, MM_N * MM_N),
+       np.int32(MM_N)], (3, 3, 1), (8, 8, 1))
+
+MATMUL_TILED = K("matmul_tiled", r"""
+#define T 8
+extern "C" __global__ void matmul_tiled(const float *A, const float *B, float *C, int N) {
+  __shared__ float As[T][T], Bs[T][T];
+  int tx = threadIdx.x, ty = threadIdx.y, row = blockIdx.y * T + ty, col = blockIdx.x * T + tx;
+  float s = 0.0f;
+  for (int t = 0; t < (N + T - 1) / T; ++t) {
+    As[ty][tx] = (row < N && t * T + tx < N) ? A[row * N + t * T + tx] : 0.0f;
+    Bs[ty][tx] = (col < N && t * T + ty < N) ? B[(t * T + ty) * N + col] : 0.0f;
+    __syncthreads();
+    for (int k = 0; k < T; ++k) s += As[ty][k] * Bs[k][tx];
+    __syncthreads();
+  }
+  if (row < N && col < N) C[row * N + col] = s;
+}""", [("in", floats(21 * 21, 5)), ("in", floats(21 * 21, 6)), ("out", np.float32, 21 * 21), np.int32(21)],
+    (3, 3, 1), (8, 8, 1))
+
+DOT_N, DOT_BLOCKS = 5000, 6
+DOT = K("dot", r"""
+extern "C" __global__ void dot(const float *a, const float *b, float *partial, int n) {
+  __shared__ float cache[256];
+  int tid = threadIdx.x + blockIdx.x * blockDim.x;
+  float temp = 0;
+  while (tid < n) { temp += a[tid] * b[tid]; tid += blockDim.x * gridDim.x; }
+  cache[threadIdx.x] = temp;
+  __syncthreads();
+  int i = blockDim.x / 2;
+  while (i != 0) {
+    if (threadIdx.x < i) cache[threadIdx.x] += cache[threadIdx.x + i];
+    __syncthreads();
+    i /= 2;
+  }
+  if (threadIdx.x == 0) partial[blockIdx.x] = cache[0];
+}""", [("in", floats(DOT_N, 7)), ("in", floats(DOT_N, 8)), ("out", np.float32, DOT_BLOCKS), np.int32(DOT_N)],
+    (DOT_BLOCKS, 1, 1), (256, 1, 1))
+
+MANDEL_W, MANDEL_H = 48, 32
+MANDEL = K("mandel", r"""
+extern "C" __global__ void mandel(int *out, int w, int h, int maxit) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  float cr = -2.0f + 3.0f * x / w, ci = -1.5f + 3.0f * y / h, zr = 0, zi = 0;
+  int it = 0;
+  while (zr * zr + zi * zi < 4.0f && it < maxit) {
+    float t = zr * zr - zi * zi + cr;
+    zi = 2.0f * zr * zi + ci;
+    zr = t;
+    ++it;
+  }
+  out[y * w + x] = it;
+}""", [("out", np.int32, MANDEL_W * MANDEL_H), np.int32(MANDEL_W), np.int32(MANDEL_H), np.int32(64)],
+    (3, 4, 1), (16, 8, 1))
+
+ST_W, ST_H = 40, 30
+STENCIL = K("stencil", r"""
+extern "C" __global__ void stencil(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x > 0 && y > 0 && x < w - 1 && y < h - 1)
+    out[y * w + x] = 0.25f * (in[y * w + x - 1] + in[y * w + x + 1] + in[(y - 1) * w + x] + in[(y + 1) * w + x])
+                     - in[y * w + x];
+}""", [("in", floats(ST_W * ST_H, 9)), ("out", np.float32, ST_W * ST_H), np.int32(ST_W), np.int32(ST_H)],
+    (3, 2, 1), (16, 16, 1))
+
+TR_W, TR_H = 37, 29
+TRANSPOSE = K("transpose", r"""
+extern "C" __global__ void transpose(const float *in, float *out, int w, int h) {
+  __shared__ float tile[16][17];
+  int x = blockIdx.x * 16 + threadIdx.x, y = blockIdx.y * 16 + threadIdx.y;
+  if (x < w && y < h) tile[threadIdx.y][threadIdx.x] = in[y * w + x];
+  __syncthreads();
+  x = blockIdx.y * 16 + threadIdx.x;
+  y = blockIdx.x * 16 + threadIdx.y;
+  if (x < h && y < w) out[y * h + x] = tile[threadIdx.x][threadIdx.y];
+}""", [("in", floats(TR_W * TR_H, 10)), ("out", np.float32, TR_W * TR_H), np.int32(TR_W), np.int32(TR_H)],
+    (3, 2, 1), (16, 16, 1),
+    ref=lambda ins: [ins[0].reshape(TR_H, TR_W).T.reshape(-1)])
+
+HIST_N = 2000
+HISTO = K("histo_mod", r"""
+extern "C" __global__ void histo_mod(const unsigned *in, unsigned *bins, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    atomicAdd(&bins[in[i] % 10u], 1u);
+}""", [("in", xorshift(HIST_N, 11)), ("out0", np.uint32, 10), np.int32(HIST_N)], (4, 1, 1), (128, 1, 1),
+    ref=lambda ins: [np.bincount(ins[0] % 10, minlength=10).astype(np.uint32)])
+
+COUNTIF_N = 1500
+COUNTIF = K("countif", r"""
+extern "C" __global__ void countif(const int *in, int *count, int n, int thr) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && in[i] > thr) { atomicAdd(count, 1); atomicMax(count + 1, in[i]); atomicMin(count + 2, in[i]); }
+}""", [("in", xorshift(COUNTIF_N, 12).view(np.int32)), ("out0", np.int32, 3), np.int32(COUNTIF_N),
+       np.int32(1 << 29)], (6, 1, 1), (256, 1, 1))
+
+
+def countif_ref(ins):
+    v = ins[0][ins[0] > (1 << 29)]
+    return [np.array([len(v), v.max(), v.min()], dtype=np.int32)]
+
+
+COUNTIF.ref = countif_ref
+COUNTIF_INIT = np.array([0, -(1 << 31), 0x7FFFFFFF], dtype=np.int32)
+
+DIV_N = 600
+DIVERGENT = K("divergent", r"""
+extern "C" __global__ void divergent(const int *in, int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int v = in[i], steps = 0;
+  if (v & 1) { while (v > 1) { v = (v & 1) ? 3 * v + 1 : v / 2; ++steps; } }
+  else { for (int k = 0; k < (v & 15); ++k) steps += k * k; }
+  out[i] = steps;
+}""", [("in", (xorshift(DIV_N, 13) % 3000 + 1).astype(np.int32)), ("out", np.int32, DIV_N), np.int32(DIV_N)],
+    (3, 1, 1), (256, 1, 1))
+
+
+def divergent_ref(ins):
+    out = []
+    for v in ins[0].tolist():
+        steps = 0
+        if v & 1:
+            while v > 1:
+                v = 3 * v + 1 if v & 1 else v // 2
+                steps += 1
+        else:
+            steps = sum(k * k for k in range(v & 15))
+        out.append(steps)
+    return [np.array(out, dtype=np.int32)]
+
+
+DIVERGENT.ref = divergent_ref
+
+I64_N = 64
+EDGE64 = np.array([0, 1, -1, 2, -2, 7, -7, 10, 1000, (1 << 31) - 1, -(1 << 31), 1 << 31, (1 << 32) - 1, 1 << 32,
+                   (1 << 62) + 12345, -(1 << 63), (1 << 63) - 1, 0x123456789ABCDEF], dtype=object)
+
+
+def int64_inputs():
+    w = xorshift(4 * I64_N, 14).astype(np.uint64)
+    rnd = ((w[0::2] << np.uint64(32)) | w[1::2]).view(np.int64)
+    a = np.array([int(x) for x in EDGE64] + [int(x) for x in rnd[:I64_N - len(EDGE64)]], dtype=np.int64)
+    b = np.roll(a, 5) ^ np.int64(3)
+    b[::4] = (rnd[I64_N // 2: I64_N // 2 + len(b[::4])] & np.int64(0xFF))   # small shift amounts too
+    return a, b
+
+
+A64, B64 = int64_inputs()
+INT64 = K("int64ops", r"""
+extern "C" __global__ void int64ops(const long long *a, const long long *b, long long *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  long long x = a[i], y = b[i];
+  unsigned long long ux = x, uy = y;
+  int s = (int)(uy & 63);
+  long long *o = out + 16 * i;
+  o[0] = x + y; o[1] = x - y; o[2] = x * y; o[3] = (long long)(ux << s);
+  o[4] = (long long)(ux >> s); o[5] = x >> s; o[6] = x < y ? x : y; o[7] = ux > uy ? ux : uy;
+  o[8] = x < 0 ? -x : x; o[9] = (x == y) | ((x < y) << 1) | ((ux < uy) << 2) | ((x >= y) << 3);
+  o[10] = (long long)(ux / 10); o[11] = x / 7; o[12] = (long long)(ux % 1000); o[13] = x ^ ~y;
+  o[14] = (x << 13) | (long long)(ux >> 51); o[15] = __popcll(ux) + __clzll(uy) * 100;
+}""", [("in", A64), ("in", B64), ("out", np.int64, 16 * I64_N), np.int32(I64_N)], (1, 1, 1), (64, 1, 1))
+
+
+def int64_ref(ins):
+    M = (1 << 64) - 1
+
+    def s64(v):
+        v &= M
+        return v - (1 << 64) if v >> 63 else v
+
+    def tdiv(p, q):  # C's division, toward zero
+        r = abs(p) // abs(q)
+        return r if (p < 0) == (q < 0) else -r
+
+    out = []
+    for x, y in zip(ins[0].tolist(), ins[1].tolist()):
+        ux, uy, s = x & M, y & M, y & 63
+        clz = 64 - uy.bit_length()
+        out += [s64(x + y), s64(x - y), s64(x * y), s64(ux << s), s64(ux >> s), x >> s, min(x, y),
+                s64(max(ux, uy)), s64(abs(x)), int(x == y) | (int(x < y) << 1) | (int(ux < uy) << 2) | (int(x >= y) << 3),
+                s64(ux // 10), tdiv(x, 7), s64(ux % 1000), s64(x ^ ~y), s64((x << 13) | (ux >> 51)),
+                bin(ux).count("1") + clz * 100]
+    return [np.array(out, dtype=np.int64)]
+
+
+INT64.ref = int64_ref
+
+BITS_N = 200
+BITS = K("bits", r"""
+extern "C" __global__ void bits(const unsigned *in, unsigned *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  unsigned v = in[i], w = in[(i + 1) % n];
+  unsigned *o = out + 8 * i;
+  o[0] = __popc(v); o[1] = __clz(v); o[2] = __brev(v); o[3] = (v << 7) | (v >> 25);
+  o[4] = __ffs(v); o[5] = __byte_perm(v, w, 0x5140); o[6] = __funnelshift_r(v, w, w & 63);
+  o[7] = __clz((int)v >> 3) + __ffs(w) * 64;
+}""", [("in", np.concatenate([np.array([0, 1, 0x80000000, 0xFFFFFFFF, 0x7FFFFFFF, 0x00010000, 0xF0F0F0F0, 0x80],
+                                       dtype=np.uint32), xorshift(BITS_N - 8, 15)])),
+       ("out", np.uint32, 8 * BITS_N), np.int32(BITS_N)], (1, 1, 1), (256, 1, 1))
+
+
+def bits_ref(ins):
+    v = [int(x) for x in ins[0]]
+    n, M = len(v), 0xFFFFFFFF
+    out = []
+    for i in range(n):
+        x, w = v[i], v[(i + 1) % n]
+        ffs = lambda t: (t & -t).bit_length()
+        brev = int("{:032b}".format(x)[::-1], 2)
+        xb, wb = x.to_bytes(4, "little"), w.to_bytes(4, "little")
+        bb = xb + wb
+        perm = bytes([bb[(0x5140 >> (4 * k)) & 7] for k in range(4)])
+        funnel = ((w << 32 | x) >> (w & 31)) & M   # __funnelshift_r: the amount mod 32
+        sx = (x - (1 << 32) if x >> 31 else x) >> 3
+        out += [bin(x).count("1"), 32 - x.bit_length(), brev, ((x << 7) | (x >> 25)) & M, ffs(x),
+                int.from_bytes(perm, "little"), funnel, (32 - (sx & M).bit_length()) + ffs(w) * 64]
+    return [np.array(out, dtype=np.uint32)]
+
+
+BITS.ref = bits_ref
+
+FAT_N = 1000
+FATOMIC = K("fatomic", r"""
+extern "C" __global__ void fatomic(const float *in, float *sums, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    atomicAdd(&sums[0], in[i]);
+    float old = atomicAdd(&sums[1 + (i & 3)], 0.5f);
+    if (i == 0) sums[5] = old;                    // the old word comes back
+    if (i == 1) atomicAdd(&sums[6], 1.0e-40f);    // a subnormal: atom.add.f32 flushes it
+    if (i == 2) atomicAdd(&sums[7], -3.0e-39f);
+  }
+}""", [("in", (xorshift(FAT_N, 16) % 200).astype(np.float32) - 100), ("out0", np.float32, 8), np.int32(FAT_N)],
+    (4, 1, 1), (256, 1, 1))
+
+
+def fatomic_ref(ins):
+    s = np.zeros(8, dtype=np.float32)
+    s[0] = np.float32(ins[0].astype(np.float64).sum())     # integral values: exact in any order
+    s[1:5] = np.float32(0.5 * (FAT_N // 4))
+    return [s]
+
+
+FATOMIC.ref = None  # checked in textbook(): sums[5] is whichever old value thread 0 saw
+
+LL_N = 300
+LONGLONG = K("longlong", r"""
+extern "C" __global__ void longlong(const int *in, long long *out, int n) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (size_t)n; i += (size_t)blockDim.x * gridDim.x)
+    out[i] = (long long)in[i] * in[i] - (long long)in[i] * 3 + 1;
+}""", [("in", xorshift(LL_N, 17).view(np.int32)), ("out", np.int64, LL_N), np.int32(LL_N)], (2, 1, 1), (64, 1, 1),
+    ref=lambda ins: [np.array([v * v - 3 * v + 1 for v in ins[0].tolist()], dtype=np.int64)])
+
+UC_N = 700
+UCHAR = K("scale_uchar", r"""
+extern "C" __global__ void scale_uchar(const unsigned char *in, unsigned char *out, int n, float g) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { float v = in[i] * g; out[i] = v > 255.f ? 255 : (unsigned char)v; }
+}""", [("in", (xorshift(UC_N, 18) & 0xFF).astype(np.uint8)), ("out", np.uint8, UC_N), np.int32(UC_N),
+       np.float32(1.37)], (3, 1, 1), (256, 1, 1))
+
+EDGE32 = [0, 1, -1, 2, -2, 7, -7, 1000, 0x7FFFFFFF, -0x80000000, 0x12345678, -0x12345678]
+DIV_A = np.array([a for a in EDGE32 for b in EDGE32], dtype=np.int64).astype(np.int32)
+DIV_B = np.array([b for a in EDGE32 for b in EDGE32], dtype=np.int64).astype(np.int32)
+DIVEDGE = K("divedge", r"""
+extern "C" __global__ void divedge(const int *a, const int *b, int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int x = a[i], y = b[i];
+    out[4 * i] = x / y; out[4 * i + 1] = x % y;
+    out[4 * i + 2] = (int)((unsigned)x / (unsigned)y); out[4 * i + 3] = (int)((unsigned)x % (unsigned)y);
+  }
+}""", [("in", DIV_A), ("in", DIV_B), ("out", np.int32, 4 * len(DIV_A)), np.int32(len(DIV_A))], (1, 1, 1), (256, 1, 1))
+
+
+def divedge_ref(ins):
+    """C's answers where C defines them; x / 0 and INT_MIN / -1 are whatever NVIDIA's GPU gives
+    (its digest), so they are left out here."""
+    out = []
+    for x, y in zip(ins[0].tolist(), ins[1].tolist()):
+        if y == 0 or (x == -(1 << 31) and y == -1):
+            out += [None] * 4
+            continue
+        q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
+        ux, uy = x & 0xFFFFFFFF, y & 0xFFFFFFFF
+        out += [q, x - q * y, ux // uy, ux % uy]
+    return out
+
+
+KERNELS = [SAXPY, MATMUL, MATMUL_TILED, DOT, MANDEL, STENCIL, TRANSPOSE, HISTO, COUNTIF, DIVERGENT, INT64, BITS,
+           FATOMIC, LONGLONG, UCHAR, DIVEDGE]
+
+
+# ---------------------------------------------------------------------------- running them
+
+PTX_VERSION = None   # --ptx-version X.Y: the PTX text says that ISA version (for an older driver)
+
+
+def run_kernel(k):
+    """Launches k once; returns (inputs, outputs) as numpy arrays."""
+    ptx = nvrtc_ptx(k.source, k.name)
+    if PTX_VERSION:
+        ptx = re.sub(rb"\.version [0-9.]+", b".version " + PTX_VERSION.encode(), ptx, count=1)
+    mod, fn = load(ptx, k.name)
+    ins, outs, dev, values = [], [], [], []
+    for a in k.args:
+        if isinstance(a, tuple) and a[0] in ("in", "inout"):
+            d = to_device(a[1])
+            ins.append(a[1])
+            dev.append(d)
+            values.append(d)
+            if a[0] == "inout":
+                outs.append((d, a[1].dtype, len(a[1])))
+        elif isinstance(a, tuple):
+            kind, dtype, count = a
+            init = np.zeros(count, dtype=dtype)   # "out0": zeros (bins, sums)
+            if k is COUNTIF:
+                init = COUNTIF_INIT.copy()
+            elif kind == "out":                   # a byte pattern where nothing was written
+                init = np.frombuffer(b"\xa5" * (count * np.dtype(dtype).itemsize), dtype=dtype).copy()
+            d = to_device(init)
+            dev.append(d)
+            values.append(d)
+            outs.append((d, dtype, count))
+        else:
+            values.append(a)
+    boxed, params = pointer_array(values)
+    ok(cu.cuLaunchKernel(fn, *k.grid, *k.block, k.shared, 0, params.ctypes.data, 0), "cuLaunchKernel(%s)" % k.name)
+    ok(cu.cuCtxSynchronize(), "cuCtxSynchronize(%s)" % k.name)
+    got = [from_device(d, n, dtype) for d, dtype, n in outs]
+    for d in dev:
+        ok(cu.cuMemFree(d))
+    ok(cu.cuModuleUnload(mod))
+    return ins, got
+
+
+def digest(arr):
+    return hashlib.sha256(np.ascontiguousarray(arr).tobytes()).hexdigest()[:32]
+
+
+def read_record(path):
+    rec = {}
+    if os.path.exists(path):
+        for line in open(path):
+            if line.strip() and not line.startswith("#"):
+                name, sha = line.split()[:2]
+                rec[name] = sha
+    return rec
+
+
+def textbook(record_to=None, only=None):
+    ok(cu.cuInit(0), "cuInit")
+    dev = ok(cu.cuDeviceGet(0))
+    ctx = ok(cu.cuCtxCreate(None, 0, dev), "cuCtxCreate")
+    rec = read_record(RECORD)
+    lines = []
+    for k in KERNELS:
+        if only and k.name != only:
+            continue
+        ins, outs = run_kernel(k)
+        if k.ref is not None:
+            want = k.ref(ins)
+            for j, (g, w) in enumerate(zip(outs, want)):
+                bad = np.flatnonzero(g.view(np.uint8) != np.asarray(w, dtype=g.dtype).view(np.uint8))
+                check("%s: output %d (%d elements) equals the host's exact answer" % (k.name, j, len(g)),
+                      len(bad) == 0, "first byte difference at %s" % bad[:4])
+        if k is DIVEDGE:
+            want = divedge_ref(ins)
+            g = outs[0].tolist()
+            bad = [i for i, w in enumerate(want) if w is not None and (g[i] - w) % (1 << 32)]
+            check("divedge: the %d defined quotients and remainders are C's" % sum(w is not None for w in want),
+                  not bad, "first differences at %s" % bad[:4])
+            undef = [(ins[0][i // 4], ins[1][i // 4], i % 4, g[i]) for i, w in enumerate(want) if w is None]
+            print("     x / 0 and INT_MIN / -1 (x, y, [q r uq ur], result): %s" % undef[:8])
+        if k is FATOMIC:
+            s = outs[0]
+            want = fatomic_ref(ins)[0]
+            check("fatomic: the f32 atomic sum of 1000 integral values is exact (%g)" % want[0], s[0] == want[0],
+                  "(got %r)" % s[0])
+            check("fatomic: four bins of 250 x 0.5", np.array_equal(s[1:5], want[1:5]), repr(s[1:5]))
+            check("fatomic: the old value is a multiple of 0.5 below 125", s[5] == np.floor(s[5] * 2) / 2 and 0 <= s[5] < 125,
+                  repr(s[5]))
+            check("fatomic: atomicAdd flushes a subnormal addend to a zero of its sign (0 + -0 is +0)",
+                  s[6:8].view(np.uint32).tolist() == [0, 0], repr(s[6:8].view(np.uint32)))
+            outs = [np.concatenate([s[:5], s[6:]])]   # the digest leaves out the order-dependent word
+        for j, g in enumerate(outs):
+            key = "%s.%d" % (k.name, j)
+            lines.append("%s %s" % (key, digest(g)))
+            if record_to is None:
+                check("%s: output %d is NVIDIA's, bit for bit" % (k.name, j), rec.get(key) == digest(g),
+                      "(recorded %s, got %s)" % (rec.get(key, "nothing"), digest(g)))
+    ok(cu.cuCtxDestroy(ctx))
+    if record_to:
+        name = ok(cu.cuDeviceGetName(64, dev)).split(b"\0")[0].decode()
+        drv = ok(cu.cuDriverGetVersion())
+        with open(record_to, "w") as f:
+            f.write("# tests/python/test_kernels_textbook.py --record on %s, CUDA driver API %d\n" % (name, drv))
+            f.write("# SHA-256 (first 32 hex digits) of each output array's bytes\n")
+            f.write("\n".join(lines) + "\n")
+        print("recorded %d digests in %s" % (len(lines), record_to))
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    rec_to = args[args.index("--record") + 1] if "--record" in args else None
+    only = args[args.index("--only") + 1] if "--only" in args else None
+    if "--ptx-version" in args:
+        PTX_VERSION = args[args.index("--ptx-version") + 1]
+
+    def textbook_kernels():
+        textbook(rec_to, only)
+
+    run([textbook_kernels])
