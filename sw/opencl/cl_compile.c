@@ -710,6 +710,27 @@ static int write_headers(const tmpdir *t, unsigned nh, const char *const *src, c
     return 0;
 }
 
+/* The builtins header's vector section (vector overloads, vload/vstore, convert_) costs clang
+ * about 0.4 s of parsing per pass; a program that names no vector type and none of those
+ * functions does not need it. Any #include, or a header handed to clCompileProgram, turns it on
+ * (what they bring in is not read here). */
+static int wants_vectors(const char *src, unsigned nh)
+{
+    static const char *const words[] = {"char", "short", "int", "long", "float", "half", "double", NULL};
+    if (nh || strstr(src, "#include") || strstr(src, "vload") || strstr(src, "vstore") ||
+        strstr(src, "convert_") || strstr(src, "select") || strstr(src, "any") || strstr(src, "all("))
+        return 1;
+    for (const char *p = src; *p; p++) {
+        for (int w = 0; words[w]; w++) {
+            size_t l = strlen(words[w]);
+            if (strncmp(p, words[w], l)) continue;
+            const char *q = p + l;
+            if (q[0] >= '1' && q[0] <= '9') return 1;  /* float4, uint2, char16, ... */
+        }
+    }
+    return 0;
+}
+
 int vcc_compile(const char *src, const char *opts, unsigned nh, const char *const *hdr_src,
                 const char *const *hdr_names, vcc_blob *obj, vcc_meta *meta, char **log_out)
 {
@@ -750,6 +771,7 @@ int vcc_compile(const char *src, const char *opts, unsigned nh, const char *cons
     av_add(&a, "cl");
     av_add(&a, "-Xclang");
     av_add(&a, "-ffake-address-space-map");
+    if (wants_vectors(src, nh)) av_add(&a, "-D__VMCL_VECTORS");
     av_add(&a, "-include");
     av_add(&a, f_hdr);
     if (nh) {
@@ -999,8 +1021,15 @@ static int read_image(const vcc_blob *elf, uint32_t base, vcc_image *img, strbuf
     for (unsigned i = 0; i < h->e_phnum; i++) {
         if (ph[i].p_type != PT_LOAD || !ph[i].p_memsz) continue;
         if (ph[i].p_vaddr < base || ph[i].p_vaddr >= VMGPU_SIMT_SHARED_BASE) continue;
-        if (ph[i].p_vaddr + ph[i].p_memsz > end) end = ph[i].p_vaddr + ph[i].p_memsz;
         if ((ph[i].p_flags & PF_W) && ph[i].p_vaddr < rw) rw = ph[i].p_vaddr;
+    }
+    /* The image's end from its allocated sections: the linker may put .shared (NOLOAD, at the
+     * shared window) into the segment of .data/.bss, whose size then reaches the window. */
+    const Elf32_Shdr *sh0 = elf_sections(elf, h);
+    for (unsigned i = 0; i < h->e_shnum; i++) {
+        if (!(sh0[i].sh_flags & SHF_ALLOC) || !sh0[i].sh_size) continue;
+        if (sh0[i].sh_addr < base || sh0[i].sh_addr >= VMGPU_SIMT_SHARED_BASE) continue;
+        if (sh0[i].sh_addr + sh0[i].sh_size > end) end = sh0[i].sh_addr + sh0[i].sh_size;
     }
     end = (end + VMGPU_PAGE_SIZE - 1) & ~(VMGPU_PAGE_SIZE - 1);
     img->base = base;

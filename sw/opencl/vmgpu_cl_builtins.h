@@ -272,6 +272,372 @@ __VMCL_OLI float ceil(float x)
     return t < x ? t + 1.0f : t;
 }
 
+/* ------------------------------- the integer functions for the other widths */
+
+#define __VMCL_HI_SAT(T, WT, LO, HI, BITS)                                                 \
+    __VMCL_OLI T mul_hi(T x, T y) { return (T)(((WT)x * (WT)y) >> BITS); }                 \
+    __VMCL_OLI T mad_hi(T x, T y, T z) { return mul_hi(x, y) + z; }                        \
+    __VMCL_OLI T add_sat(T x, T y) { WT s = (WT)x + (WT)y; return (T)(s < LO ? LO : s > HI ? HI : s); } \
+    __VMCL_OLI T sub_sat(T x, T y) { WT s = (WT)x - (WT)y; return (T)(s < LO ? LO : s > HI ? HI : s); } \
+    __VMCL_OLI T mad_sat(T x, T y, T z)                                                    \
+    {                                                                                      \
+        WT s = (WT)x * (WT)y + (WT)z;                                                      \
+        return (T)(s < LO ? LO : s > HI ? HI : s);                                         \
+    }
+__VMCL_HI_SAT(char, int, CHAR_MIN, CHAR_MAX, 8)
+__VMCL_HI_SAT(uchar, int, 0, UCHAR_MAX, 8)
+__VMCL_HI_SAT(short, int, SHRT_MIN, SHRT_MAX, 16)
+__VMCL_HI_SAT(ushort, int, 0, USHRT_MAX, 16)
+__VMCL_OLI int mad_sat(int x, int y, int z)
+{
+    long s = (long)x * y + z;
+    return s > INT_MAX ? INT_MAX : s < INT_MIN ? INT_MIN : (int)s;
+}
+__VMCL_OLI uint mad_sat(uint x, uint y, uint z)
+{
+    ulong s = (ulong)x * y + z;
+    return s > UINT_MAX ? UINT_MAX : (uint)s;
+}
+/* 64-bit: the high half of the 128-bit product from 32-bit halves (no __int128 on RV32) */
+__VMCL_OLI ulong mul_hi(ulong x, ulong y)
+{
+    ulong xl = (uint)x, xh = x >> 32, yl = (uint)y, yh = y >> 32;
+    ulong ll = xl * yl, lh = xl * yh, hl = xh * yl;
+    ulong mid = (ll >> 32) + (uint)lh + (uint)hl;
+    return xh * yh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+__VMCL_OLI long mul_hi(long x, long y)
+{
+    ulong r = mul_hi((ulong)x, (ulong)y);
+    if (x < 0) r -= (ulong)y;
+    if (y < 0) r -= (ulong)x;
+    return (long)r;
+}
+__VMCL_OLI long mad_hi(long x, long y, long z) { return mul_hi(x, y) + z; }
+__VMCL_OLI ulong mad_hi(ulong x, ulong y, ulong z) { return mul_hi(x, y) + z; }
+__VMCL_OLI long add_sat(long x, long y)
+{
+    long s = (long)((ulong)x + (ulong)y);
+    return (x < 0) == (y < 0) && (s < 0) != (x < 0) ? (x < 0 ? LONG_MIN : LONG_MAX) : s;
+}
+__VMCL_OLI ulong add_sat(ulong x, ulong y) { return x + y < x ? ULONG_MAX : x + y; }
+__VMCL_OLI long sub_sat(long x, long y)
+{
+    long s = (long)((ulong)x - (ulong)y);
+    return (x < 0) != (y < 0) && (s < 0) != (x < 0) ? (x < 0 ? LONG_MIN : LONG_MAX) : s;
+}
+__VMCL_OLI ulong sub_sat(ulong x, ulong y) { return y > x ? 0ul : x - y; }
+__VMCL_OLI short upsample(char hi, uchar lo) { return (short)((ushort)(uchar)hi << 8 | lo); }
+__VMCL_OLI ushort upsample(uchar hi, uchar lo) { return (ushort)((ushort)hi << 8 | lo); }
+__VMCL_OLI int upsample(short hi, ushort lo) { return (int)((uint)(ushort)hi << 16 | lo); }
+__VMCL_OLI uint upsample(ushort hi, ushort lo) { return (uint)hi << 16 | lo; }
+
+/* ---------------------------------------------- more float functions (F) */
+
+__VMCL_OLI float mix(float x, float y, float a) { return x + (y - x) * a; }
+__VMCL_OLI float sign(float x)
+{
+    return isnan(x) ? 0.0f : x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x;
+}
+__VMCL_OLI float smoothstep(float e0, float e1, float x)
+{
+    float t = clamp((x - e0) / (e1 - e0), 0.0f, 1.0f);
+    return t * t * (3.0f - 2.0f * t);
+}
+__VMCL_OLI float radians(float d) { return d * (M_PI_F / 180.0f); }
+__VMCL_OLI float degrees(float r) { return r * (180.0f / M_PI_F); }
+__VMCL_OLI float fdim(float x, float y) { return isnan(x) || isnan(y) ? x + y : x > y ? x - y : 0.0f; }
+__VMCL_OLI float maxmag(float x, float y) { return fabs(x) > fabs(y) ? x : fabs(y) > fabs(x) ? y : fmax(x, y); }
+__VMCL_OLI float minmag(float x, float y) { return fabs(x) < fabs(y) ? x : fabs(y) < fabs(x) ? y : fmin(x, y); }
+__VMCL_OLI float round(float x)
+{
+    float t = trunc(x);
+    return fabs(x - t) >= 0.5f ? t + copysign(1.0f, x) : t;
+}
+__VMCL_OLI float rint(float x)   /* to nearest even: fcvt.w.s with RNE below 2^23 */
+{
+    if (!(fabs(x) < 8388608.0f)) return x;
+    int i;
+    __asm__("fcvt.w.s %0, %1, rne" : "=r"(i) : "f"(x));
+    return copysign((float)i, x);
+}
+__VMCL_OLI float fract(float x, __private float *ip)
+{
+    float f = floor(x);
+    *ip = f;
+    return isnan(x) ? x : isinf(x) ? copysign(0.0f, x) : fmin(x - f, 0x1.fffffep-1f);
+}
+__VMCL_OLI int isequal(float x, float y) { return x == y; }
+__VMCL_OLI int isnotequal(float x, float y) { return x != y; }
+__VMCL_OLI int isgreater(float x, float y) { return x > y; }
+__VMCL_OLI int isgreaterequal(float x, float y) { return x >= y; }
+__VMCL_OLI int isless(float x, float y) { return x < y; }
+__VMCL_OLI int islessequal(float x, float y) { return x <= y; }
+__VMCL_OLI int isordered(float x, float y) { return !isnan(x) && !isnan(y); }
+__VMCL_OLI int isunordered(float x, float y) { return isnan(x) || isnan(y); }
+__VMCL_OLI float half_sqrt(float x) { return sqrt(x); }
+__VMCL_OLI float half_divide(float x, float y) { return x / y; }
+__VMCL_OLI float half_recip(float x) { return 1.0f / x; }
+
+/* geometric (F): plain sums of products in component order */
+__VMCL_OLI float dot(float p, float q) { return p * q; }
+__VMCL_OLI float dot(float2 p, float2 q) { return p.x * q.x + p.y * q.y; }
+__VMCL_OLI float dot(float3 p, float3 q) { return p.x * q.x + p.y * q.y + p.z * q.z; }
+__VMCL_OLI float dot(float4 p, float4 q) { return p.x * q.x + p.y * q.y + p.z * q.z + p.w * q.w; }
+__VMCL_OLI float3 cross(float3 p, float3 q)
+{
+    return (float3)(p.y * q.z - p.z * q.y, p.z * q.x - p.x * q.z, p.x * q.y - p.y * q.x);
+}
+__VMCL_OLI float4 cross(float4 p, float4 q)
+{
+    return (float4)(p.y * q.z - p.z * q.y, p.z * q.x - p.x * q.z, p.x * q.y - p.y * q.x, 0.0f);
+}
+#define __VMCL_GEO(T)                                                                      \
+    __VMCL_OLI float length(T p) { return sqrt(dot(p, p)); }                              \
+    __VMCL_OLI float distance(T p, T q) { return length(p - q); }                         \
+    __VMCL_OLI T normalize(T p) { return p / length(p); }                                 \
+    __VMCL_OLI float fast_length(T p) { return sqrt(dot(p, p)); }                         \
+    __VMCL_OLI float fast_distance(T p, T q) { return length(p - q); }                    \
+    __VMCL_OLI T fast_normalize(T p) { return p / length(p); }
+__VMCL_GEO(float)
+__VMCL_GEO(float2)
+__VMCL_GEO(float3)
+__VMCL_GEO(float4)
+
+/* The vector forms, vload/vstore and convert_ below: the ICD defines __VMCL_VECTORS when the
+ * program may use them (cl_compile.c, wants_vectors), so that others parse faster. */
+#ifdef __VMCL_VECTORS
+/* ------------------------------------------ vector forms, component by component */
+
+#define __VMCL_EACH(n, expr) \
+    for (int i_ = 0; i_ < n; ++i_) r_[i_] = expr;
+#define __VMCL_V1(R, F, T, n) \
+    __VMCL_OLI R##n F(T##n x) { R##n r_; __VMCL_EACH(n, F(x[i_])) return r_; }
+#define __VMCL_V2(R, F, T, n) \
+    __VMCL_OLI R##n F(T##n x, T##n y) { R##n r_; __VMCL_EACH(n, F(x[i_], y[i_])) return r_; }
+#define __VMCL_V3(R, F, T, n) \
+    __VMCL_OLI R##n F(T##n x, T##n y, T##n z) { R##n r_; __VMCL_EACH(n, F(x[i_], y[i_], z[i_])) return r_; }
+#define __VMCL_V2S(F, T, n) /* (vector, scalar) */ \
+    __VMCL_OLI T##n F(T##n x, T y) { T##n r_; __VMCL_EACH(n, F(x[i_], y)) return r_; }
+#define __VMCL_V3SS(F, T, n) /* (vector, scalar, scalar) */ \
+    __VMCL_OLI T##n F(T##n x, T y, T z) { T##n r_; __VMCL_EACH(n, F(x[i_], y, z)) return r_; }
+#define __VMCL_ALLN(M, ...) M(__VA_ARGS__, 2) M(__VA_ARGS__, 3) M(__VA_ARGS__, 4) M(__VA_ARGS__, 8) M(__VA_ARGS__, 16)
+
+#define __VMCL_VINT(T, UT)                                                                 \
+    __VMCL_ALLN(__VMCL_V1, UT, abs, T) __VMCL_ALLN(__VMCL_V2, UT, abs_diff, T)             \
+    __VMCL_ALLN(__VMCL_V2, T, min, T) __VMCL_ALLN(__VMCL_V2, T, max, T)                    \
+    __VMCL_ALLN(__VMCL_V2S, min, T) __VMCL_ALLN(__VMCL_V2S, max, T)                        \
+    __VMCL_ALLN(__VMCL_V3, T, clamp, T) __VMCL_ALLN(__VMCL_V3SS, clamp, T)                 \
+    __VMCL_ALLN(__VMCL_V2, T, hadd, T) __VMCL_ALLN(__VMCL_V2, T, rhadd, T)                 \
+    __VMCL_ALLN(__VMCL_V2, T, rotate, T) __VMCL_ALLN(__VMCL_V1, T, popcount, T)            \
+    __VMCL_ALLN(__VMCL_V1, T, clz, T) __VMCL_ALLN(__VMCL_V2, T, mul_hi, T)                 \
+    __VMCL_ALLN(__VMCL_V3, T, mad_hi, T) __VMCL_ALLN(__VMCL_V2, T, add_sat, T)             \
+    __VMCL_ALLN(__VMCL_V2, T, sub_sat, T)
+__VMCL_VINT(char, uchar)
+__VMCL_VINT(uchar, uchar)
+__VMCL_VINT(short, ushort)
+__VMCL_VINT(ushort, ushort)
+__VMCL_VINT(int, uint)
+__VMCL_VINT(uint, uint)
+__VMCL_VINT(long, ulong)
+__VMCL_VINT(ulong, ulong)
+__VMCL_ALLN(__VMCL_V2, int, mul24, int) __VMCL_ALLN(__VMCL_V2, uint, mul24, uint)
+__VMCL_ALLN(__VMCL_V3, int, mad24, int) __VMCL_ALLN(__VMCL_V3, uint, mad24, uint)
+
+#define __VMCL_VMIX(n)                                                                     \
+    __VMCL_OLI float##n mix(float##n x, float##n y, float a) { float##n r_; __VMCL_EACH(n, mix(x[i_], y[i_], a)) return r_; } \
+    __VMCL_OLI float##n step(float e, float##n x) { float##n r_; __VMCL_EACH(n, step(e, x[i_])) return r_; } \
+    __VMCL_OLI float##n smoothstep(float e0, float e1, float##n x) { float##n r_; __VMCL_EACH(n, smoothstep(e0, e1, x[i_])) return r_; }
+#define __VMCL_VREL(I, n)                                                                  \
+    __VMCL_OLI I##n isnan(float##n x) { I##n r_; __VMCL_EACH(n, -isnan(x[i_])) return r_; }           \
+    __VMCL_OLI I##n isinf(float##n x) { I##n r_; __VMCL_EACH(n, -isinf(x[i_])) return r_; }           \
+    __VMCL_OLI I##n isfinite(float##n x) { I##n r_; __VMCL_EACH(n, -isfinite(x[i_])) return r_; }     \
+    __VMCL_OLI I##n signbit(float##n x) { I##n r_; __VMCL_EACH(n, -signbit(x[i_])) return r_; }
+#define __VMCL_VFLOAT(n)                                                                   \
+    __VMCL_V1(float, fabs, float, n) __VMCL_V2(float, copysign, float, n)                  \
+    __VMCL_V2(float, fmin, float, n) __VMCL_V2(float, fmax, float, n)                      \
+    __VMCL_V2S(fmin, float, n) __VMCL_V2S(fmax, float, n)                                  \
+    __VMCL_V2(float, min, float, n) __VMCL_V2(float, max, float, n)                        \
+    __VMCL_V2S(min, float, n) __VMCL_V2S(max, float, n)                                    \
+    __VMCL_V3(float, clamp, float, n) __VMCL_V3SS(clamp, float, n)                         \
+    __VMCL_V3(float, fma, float, n) __VMCL_V3(float, mad, float, n)                        \
+    __VMCL_V1(float, sqrt, float, n) __VMCL_V1(float, native_sqrt, float, n)               \
+    __VMCL_V2(float, native_divide, float, n) __VMCL_V1(float, native_recip, float, n)     \
+    __VMCL_V2(float, step, float, n) __VMCL_V3(float, mix, float, n)                       \
+    __VMCL_V3(float, smoothstep, float, n) __VMCL_V1(float, sign, float, n)                \
+    __VMCL_V1(float, trunc, float, n) __VMCL_V1(float, floor, float, n)                    \
+    __VMCL_V1(float, ceil, float, n) __VMCL_V1(float, round, float, n)                     \
+    __VMCL_V1(float, rint, float, n) __VMCL_V2(float, fdim, float, n)                      \
+    __VMCL_V1(float, radians, float, n) __VMCL_V1(float, degrees, float, n)                \
+    __VMCL_VMIX(n) __VMCL_VREL(int, n)
+__VMCL_VFLOAT(2)
+__VMCL_VFLOAT(3)
+__VMCL_VFLOAT(4)
+__VMCL_VFLOAT(8)
+__VMCL_VFLOAT(16)
+
+/* any/all: the most significant bit of the components */
+#define __VMCL_ANYALL(T, n)                                                                \
+    __VMCL_OLI int any(T##n x) { int r_ = 0; for (int i_ = 0; i_ < n; ++i_) r_ |= x[i_] < 0; return r_; } \
+    __VMCL_OLI int all(T##n x) { int r_ = 1; for (int i_ = 0; i_ < n; ++i_) r_ &= x[i_] < 0; return r_; }
+__VMCL_OLI int any(char x) { return x < 0; }
+__VMCL_OLI int all(char x) { return x < 0; }
+__VMCL_OLI int any(short x) { return x < 0; }
+__VMCL_OLI int all(short x) { return x < 0; }
+__VMCL_OLI int any(int x) { return x < 0; }
+__VMCL_OLI int all(int x) { return x < 0; }
+__VMCL_OLI int any(long x) { return x < 0; }
+__VMCL_OLI int all(long x) { return x < 0; }
+__VMCL_ALLN(__VMCL_ANYALL, char) __VMCL_ALLN(__VMCL_ANYALL, short)
+__VMCL_ALLN(__VMCL_ANYALL, int) __VMCL_ALLN(__VMCL_ANYALL, long)
+
+/* select: a scalar c picks b where it is not 0; a vector c where its component's top bit is set */
+#define __VMCL_SEL1(T, C) __VMCL_OLI T select(T a, T b, C c) { return c ? b : a; }
+#define __VMCL_SELV(T, C, n)                                                               \
+    __VMCL_OLI T##n select(T##n a, T##n b, C##n c)                                         \
+    {                                                                                      \
+        T##n r_;                                                                           \
+        __VMCL_EACH(n, ((c[i_] >> (sizeof(c[0]) * 8 - 1)) & 1) ? b[i_] : a[i_])                 \
+        return r_;                                                                         \
+    }
+#define __VMCL_SEL(T, S, U)                                                                \
+    __VMCL_SEL1(T, S) __VMCL_SEL1(T, U) __VMCL_ALLN(__VMCL_SELV, T, S) __VMCL_ALLN(__VMCL_SELV, T, U)
+__VMCL_SEL(char, char, uchar)
+__VMCL_SEL(uchar, char, uchar)
+__VMCL_SEL(short, short, ushort)
+__VMCL_SEL(ushort, short, ushort)
+__VMCL_SEL(int, int, uint)
+__VMCL_SEL(uint, int, uint)
+__VMCL_SEL(long, long, ulong)
+__VMCL_SEL(ulong, long, ulong)
+__VMCL_SEL(float, int, uint)
+__VMCL_OLI int bitselect(int a, int b, int c) { return (a & ~c) | (b & c); }
+__VMCL_OLI uint bitselect(uint a, uint b, uint c) { return (a & ~c) | (b & c); }
+__VMCL_OLI float bitselect(float a, float b, float c)
+{
+    return as_float((as_uint(a) & ~as_uint(c)) | (as_uint(b) & as_uint(c)));
+}
+
+/* ---------------------------------------------------------- vload, vstore */
+
+#define __VMCL_VLS_AS(T, AS, n)                                                            \
+    __VMCL_OLI T##n vload##n(size_t o, const AS T *p)                                      \
+    {                                                                                      \
+        T##n r_;                                                                           \
+        __VMCL_EACH(n, p[o * n + i_])                                                      \
+        return r_;                                                                         \
+    }
+#define __VMCL_VST_AS(T, AS, n)                                                            \
+    __VMCL_OLI void vstore##n(T##n v, size_t o, AS T *p)                                   \
+    {                                                                                      \
+        for (int i_ = 0; i_ < n; ++i_) p[o * n + i_] = v[i_];                              \
+    }
+#define __VMCL_VLS(T)                                                                      \
+    __VMCL_ALLN(__VMCL_VLS_AS, T, __global) __VMCL_ALLN(__VMCL_VLS_AS, T, __local)         \
+    __VMCL_ALLN(__VMCL_VLS_AS, T, __constant) __VMCL_ALLN(__VMCL_VLS_AS, T, __private)     \
+    __VMCL_ALLN(__VMCL_VST_AS, T, __global) __VMCL_ALLN(__VMCL_VST_AS, T, __local)         \
+    __VMCL_ALLN(__VMCL_VST_AS, T, __private)
+__VMCL_VLS(char)
+__VMCL_VLS(uchar)
+__VMCL_VLS(short)
+__VMCL_VLS(ushort)
+__VMCL_VLS(int)
+__VMCL_VLS(uint)
+__VMCL_VLS(long)
+__VMCL_VLS(ulong)
+__VMCL_VLS(float)
+
+/* ---------------------------------------------------------------- convert_ */
+/* convert_T(x): C's conversion (float to integer rounds toward zero, integer to float to
+ * nearest even, integers wrap). _sat: integers clamp to T's range; a float clamps too, and NaN
+ * gives 0. _rte/_rtz/_rtp/_rtn on float to integer: the F unit's static rounding modes
+ * (fcvt.w[u].s saturates), so with _sat they are exact; other rounding suffixes are not
+ * provided. */
+#define __VMCL_MINMAX_char CHAR_MIN, CHAR_MAX
+#define __VMCL_MINMAX_uchar 0, UCHAR_MAX
+#define __VMCL_MINMAX_short SHRT_MIN, SHRT_MAX
+#define __VMCL_MINMAX_ushort 0, USHRT_MAX
+#define __VMCL_MINMAX_int INT_MIN, INT_MAX
+#define __VMCL_MINMAX_uint 0, UINT_MAX
+#define __VMCL_MINMAX_long LONG_MIN, LONG_MAX
+#define __VMCL_MINMAX_ulong 0, ULONG_MAX
+#define __VMCL_SIGNED_char 1
+#define __VMCL_SIGNED_uchar 0
+#define __VMCL_SIGNED_short 1
+#define __VMCL_SIGNED_ushort 0
+#define __VMCL_SIGNED_int 1
+#define __VMCL_SIGNED_uint 0
+#define __VMCL_SIGNED_long 1
+#define __VMCL_SIGNED_ulong 0
+#define __VMCL_SIGNED_float 1
+#define __VMCL_MIN(a, b) a
+#define __VMCL_MAX(a, b) b
+#define __VMCL_LO(T) __VMCL_MIN(__VMCL_MINMAX_##T)
+#define __VMCL_HI(T) __VMCL_MAX(__VMCL_MINMAX_##T)
+#define __VMCL_XLO(...) __VMCL_MIN(__VA_ARGS__)
+#define __VMCL_XHI(...) __VMCL_MAX(__VA_ARGS__)
+
+/* integer S to integer D with saturation, compared in the wider of the two signednesses */
+#define __VMCL_ISAT(D, S, x)                                                               \
+    (__VMCL_SIGNED_##S && (x) < 0                                                          \
+         ? (__VMCL_SIGNED_##D ? ((long)(x) < (long)__VMCL_XLO(__VMCL_MINMAX_##D) ? (D)__VMCL_XLO(__VMCL_MINMAX_##D) : (D)(x)) : (D)0) \
+         : ((ulong)(x) > (ulong)__VMCL_XHI(__VMCL_MINMAX_##D) ? (D)__VMCL_XHI(__VMCL_MINMAX_##D) : (D)(x)))
+/* float to integer D with saturation; NaN is 0 */
+#define __VMCL_FSAT(D, x)                                                                  \
+    (isnan(x) ? (D)0                                                                       \
+              : (x) <= (float)__VMCL_XLO(__VMCL_MINMAX_##D) ? (D)__VMCL_XLO(__VMCL_MINMAX_##D) \
+              : (x) >= (float)__VMCL_XHI(__VMCL_MINMAX_##D) ? (D)__VMCL_XHI(__VMCL_MINMAX_##D) : (D)(x))
+
+#define __VMCL_CVT1(D, S)                                                                  \
+    __VMCL_OLI D convert_##D(S x) { return (D)x; }
+#define __VMCL_CVTN(D, S, n)                                                               \
+    __VMCL_OLI D##n convert_##D##n(S##n x) { return __builtin_convertvector(x, D##n); }
+#define __VMCL_CVT(D, S) __VMCL_CVT1(D, S) __VMCL_ALLN(__VMCL_CVTN, D, S)
+#define __VMCL_CVTSAT1(D, S, E)                                                            \
+    __VMCL_OLI D convert_##D##_sat(S x) { return E; }
+#define __VMCL_CVTSATN(D, S, n)                                                            \
+    __VMCL_OLI D##n convert_##D##n##_sat(S##n x)                                           \
+    {                                                                                      \
+        D##n r_;                                                                           \
+        __VMCL_EACH(n, convert_##D##_sat(x[i_]))                                           \
+        return r_;                                                                         \
+    }
+#define __VMCL_CVT_I(D, S)                                                                 \
+    __VMCL_CVT(D, S) __VMCL_CVTSAT1(D, S, __VMCL_ISAT(D, S, x)) __VMCL_ALLN(__VMCL_CVTSATN, D, S)
+#define __VMCL_CVT_TO(D)                                                                   \
+    __VMCL_CVT_I(D, char) __VMCL_CVT_I(D, uchar) __VMCL_CVT_I(D, short) __VMCL_CVT_I(D, ushort) \
+    __VMCL_CVT_I(D, int) __VMCL_CVT_I(D, uint) __VMCL_CVT_I(D, long) __VMCL_CVT_I(D, ulong)    \
+    __VMCL_CVT(D, float) __VMCL_CVTSAT1(D, float, __VMCL_FSAT(D, x)) __VMCL_ALLN(__VMCL_CVTSATN, D, float)
+__VMCL_CVT_TO(char)
+__VMCL_CVT_TO(uchar)
+__VMCL_CVT_TO(short)
+__VMCL_CVT_TO(ushort)
+__VMCL_CVT_TO(int)
+__VMCL_CVT_TO(uint)
+__VMCL_CVT_TO(long)
+__VMCL_CVT_TO(ulong)
+__VMCL_CVT(float, char) __VMCL_CVT(float, uchar) __VMCL_CVT(float, short) __VMCL_CVT(float, ushort)
+__VMCL_CVT(float, int) __VMCL_CVT(float, uint) __VMCL_CVT(float, long) __VMCL_CVT(float, ulong)
+__VMCL_CVT(float, float)
+
+/* float to int/uint with an explicit rounding mode (and their _sat forms: fcvt saturates, NaN
+ * gives 0 here) */
+#define __VMCL_FRND(D, INS, RM, SUF)                                                       \
+    __VMCL_OLI D convert_##D##SUF(float x)                                                 \
+    {                                                                                      \
+        D r_;                                                                              \
+        __asm__(INS " %0, %1, " RM : "=r"(r_) : "f"(x));                                  \
+        return isnan(x) ? (D)0 : r_;                                                       \
+    }                                                                                      \
+    __VMCL_OLI D convert_##D##_sat##SUF(float x) { return convert_##D##SUF(x); }
+#define __VMCL_FRNDS(D, INS)                                                               \
+    __VMCL_FRND(D, INS, "rne", _rte) __VMCL_FRND(D, INS, "rtz", _rtz)                      \
+    __VMCL_FRND(D, INS, "rup", _rtp) __VMCL_FRND(D, INS, "rdn", _rtn)
+__VMCL_FRNDS(int, "fcvt.w.s")
+__VMCL_FRNDS(uint, "fcvt.wu.s")
+
+#endif /* __VMCL_VECTORS */
+
 /* ------------------------------------ 64-bit division helpers (clang's RV32 libcalls) */
 
 __attribute__((weak)) ulong __udivmoddi4(ulong n, ulong d, __private ulong *rem)
@@ -308,6 +674,42 @@ __attribute__((weak)) long __moddi3(long n, long d)
     ulong r;
     __udivmoddi4(n < 0 ? 0 - (ulong)n : (ulong)n, d < 0 ? 0 - (ulong)d : (ulong)d, &r);
     return n < 0 ? (long)(0 - r) : (long)r;
+}
+
+/* --------------------------- 64-bit integer <-> float helpers (clang's RV32 libcalls) */
+
+/* to nearest even: the top 32 bits with a sticky bit for the rest, rounded by the F unit,
+ * then scaled by an exact power of two */
+__attribute__((weak)) float __floatundisf(ulong x)
+{
+    uint h = (uint)(x >> 32);
+    if (!h) return (float)(uint)x;
+    int s = 32 - __builtin_clz(h);
+    uint v = (uint)(x >> s) | ((x & ((1ul << s) - 1)) != 0);
+    return (float)v * (float)(1u << s);
+}
+__attribute__((weak)) float __floatdisf(long x)
+{
+    return x < 0 ? -__floatundisf(0 - (ulong)x) : __floatundisf((ulong)x);
+}
+/* toward zero; out of range saturates (C leaves it undefined) */
+__attribute__((weak)) ulong __fixunssfdi(float f)
+{
+    uint b = as_uint(f);
+    int e = (int)((b >> 23) & 0xff) - 150;
+    if ((int)b < 0 || (b & 0x7fffffff) < 0x3f800000) return 0;
+    if ((b & 0x7fffffff) > 0x7f800000) return 0;
+    if (e >= 41) return ULONG_MAX;
+    ulong m = (b & 0x7fffff) | 0x800000;
+    return e >= 0 ? m << e : m >> -e;
+}
+__attribute__((weak)) long __fixsfdi(float f)
+{
+    if (isnan(f)) return 0;
+    if (f >= 9223372036854775808.0f) return LONG_MAX;
+    if (f < -9223372036854775808.0f) return LONG_MIN;
+    ulong u = __fixunssfdi(fabs(f));
+    return f < 0 ? (long)(0 - u) : (long)u;
 }
 
 #endif
