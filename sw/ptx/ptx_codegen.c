@@ -41,6 +41,7 @@ typedef struct cg {
   int long_br;     // conditional branches as an inverted branch over a jal
   int overflow;    // a short branch did not reach
   uint32_t local_base, frame;
+  uint32_t div_base;  // the 64-bit division's stack scratch (16 bytes), where the kernel has one
   uint32_t shared_end;
   uint32_t flags;
   int uses_f;      // the kernel has f32 registers or instructions: it sets CSR 0x801 first
@@ -1560,6 +1561,109 @@ static void gen_mulhi64(cg *g, tinfo t) {
   if (in->hi_live & 1) put_hi(g, d, SD);
 }
 
+// div rem .u64/.s64: restoring division, one quotient bit per iteration over the pair. The
+// remainder and the dividend-becoming-quotient live in T1:T0 and S1:S0, the divisor and the
+// loop count in the kernel's division scratch on the stack (div_base: 16 bytes the frame gets
+// when the kernel divides 64-bit values). Division by 0 gives all ones and the dividend (the
+// RISC-V convention); INT64_MIN / -1 gives INT64_MIN and 0.
+static void gen_div64(cg *g, tinfo t) {
+  const insn *in = g->in;
+  need_opnds(g, 3);
+  int is_rem = !strcmp(in->op, "rem");
+  int d = dst_vreg(g, &in->o[0]);
+  const opnd *a = &in->o[1], *b = &in->o[2];
+  int32_t dlo = (int32_t)g->div_base, dhi = dlo + 4, cnt = dlo + 8, sgn = dlo + 12;
+  // |b| (or b) to the stack; for .s64 the signs: bit 0 the quotient's, bit 1 the remainder's
+  int bh = src_hi(g, b, S1), bl = src(g, b, S0);
+  if (t.is_signed) {
+    emit(g, rv_srai(SD, bh, 31));              // |b| = (b ^ s) - s over the pair
+    emit(g, rv_op(RV_XOR, T0, bl, SD));
+    emit(g, rv_op(RV_XOR, T1, bh, SD));
+    emit(g, rv_op(RV_SLTU, S2, T0, SD));
+    emit(g, rv_op(RV_SUB, T0, T0, SD));
+    emit(g, rv_op(RV_SUB, T1, T1, SD));
+    emit(g, rv_op(RV_SUB, T1, T1, S2));
+    emit(g, rv_store(2, T0, RV_SP, dlo));
+    emit(g, rv_store(2, T1, RV_SP, dhi));
+    emit(g, rv_op(RV_OR, T0, bl, bh));
+    emit(g, rv_op(RV_SLTU, T0, RV_ZERO, T0));  // b != 0
+    emit(g, rv_opi(RV_ANDI, SD, SD, 1));       // b < 0
+    int ah = src_hi(g, a, S1), al = src(g, a, S0);
+    emit(g, rv_srli(S2, ah, 31));              // a < 0
+    emit(g, rv_op(RV_XOR, SD, SD, S2));        // bit 0: the quotient is negative (b != 0)
+    emit(g, rv_op(RV_AND, SD, SD, T0));
+    emit(g, rv_slli(S2, S2, 1));               // bit 1: the remainder is (the dividend's sign)
+    emit(g, rv_op(RV_OR, SD, SD, S2));
+    emit(g, rv_store(2, SD, RV_SP, sgn));
+    emit(g, rv_srai(S2, ah, 31));              // |a| into S1:S0
+    emit(g, rv_op(RV_XOR, S0, al, S2));
+    emit(g, rv_op(RV_XOR, S1, ah, S2));
+    emit(g, rv_op(RV_SLTU, T0, S0, S2));
+    emit(g, rv_op(RV_SUB, S0, S0, S2));
+    emit(g, rv_op(RV_SUB, S1, S1, S2));
+    emit(g, rv_op(RV_SUB, S1, S1, T0));
+  } else {
+    emit(g, rv_store(2, bl, RV_SP, dlo));
+    emit(g, rv_store(2, bh, RV_SP, dhi));
+    int ah = src_hi(g, a, S1);
+    mv(g, S1, ah);
+    mv(g, S0, src(g, a, S0));
+  }
+  li(g, T0, 64);
+  emit(g, rv_store(2, T0, RV_SP, cnt));
+  mv(g, T0, RV_ZERO);
+  mv(g, T1, RV_ZERO);
+  int loop = g->n;
+  // [T1:T0 : S1:S0] <<= 1
+  emit(g, rv_srli(S2, T0, 31));
+  emit(g, rv_slli(T1, T1, 1));
+  emit(g, rv_op(RV_OR, T1, T1, S2));
+  emit(g, rv_srli(S2, S1, 31));
+  emit(g, rv_slli(T0, T0, 1));
+  emit(g, rv_op(RV_OR, T0, T0, S2));
+  emit(g, rv_srli(S2, S0, 31));
+  emit(g, rv_slli(S1, S1, 1));
+  emit(g, rv_op(RV_OR, S1, S1, S2));
+  emit(g, rv_slli(S0, S0, 1));
+  // remainder >= divisor: subtract, quotient bit 1
+  emit(g, rv_load(2, SD, RV_SP, dhi));
+  emit(g, rv_b(4 * 11, SD, T1, 6));           // bltu T1, SD: smaller, on to the count
+  emit(g, rv_b(4 * 3, SD, T1, 1));            // bne T1, SD: larger, subtract
+  emit(g, rv_load(2, SD, RV_SP, dlo));
+  emit(g, rv_b(4 * 8, SD, T0, 6));            // bltu T0, SD: smaller
+  emit(g, rv_load(2, SD, RV_SP, dlo));
+  emit(g, rv_op(RV_SLTU, S2, T0, SD));
+  emit(g, rv_op(RV_SUB, T0, T0, SD));
+  emit(g, rv_load(2, SD, RV_SP, dhi));
+  emit(g, rv_op(RV_SUB, T1, T1, SD));
+  emit(g, rv_op(RV_SUB, T1, T1, S2));
+  emit(g, rv_opi(RV_ORI, S0, S0, 1));
+  // the count
+  emit(g, rv_load(2, SD, RV_SP, cnt));
+  emit(g, rv_opi(RV_ADDI, SD, SD, -1));
+  emit(g, rv_store(2, SD, RV_SP, cnt));
+  emit(g, rv_b((loop - g->n) * 4, RV_ZERO, SD, 1));  // bne SD, zero
+  // the result: the quotient S1:S0 or the remainder T1:T0, negated as the signs say
+  if (is_rem) {
+    mv(g, S0, T0);
+    mv(g, S1, T1);
+  }
+  if (t.is_signed) {
+    emit(g, rv_load(2, SD, RV_SP, sgn));
+    emit(g, rv_opi(RV_ANDI, SD, SD, is_rem ? 2 : 1));
+    emit(g, rv_op(RV_SLTU, SD, RV_ZERO, SD));
+    emit(g, rv_op(RV_SUB, SD, RV_ZERO, SD));   // all ones where the result is negative
+    emit(g, rv_op(RV_XOR, S0, S0, SD));
+    emit(g, rv_op(RV_XOR, S1, S1, SD));
+    emit(g, rv_op(RV_SLTU, T0, S0, SD));
+    emit(g, rv_op(RV_SUB, S0, S0, SD));
+    emit(g, rv_op(RV_SUB, S1, S1, SD));
+    emit(g, rv_op(RV_SUB, S1, S1, T0));
+  }
+  put(g, d, S0);
+  if (in->hi_live & 1) put_hi(g, d, S1);
+}
+
 // Instructions whose result needs the high words of 64-bit registers; returns 0 where the
 // 32-bit handlers compute everything that is live (the low word).
 static int gen_int64(cg *g) {
@@ -1596,6 +1700,11 @@ static int gen_int64(cg *g) {
   if (t.bits == 64 && !strcmp(op, "abs")) {
     only_mods(g, "s64");
     gen_unary64(g);
+    return 1;
+  }
+  if (t.bits == 64 && (!strcmp(op, "div") || !strcmp(op, "rem"))) {
+    only_mods(g, "s64 u64");
+    gen_div64(g, t);
     return 1;
   }
   if (t.bits == 64 && !strcmp(op, "mul") && insn_has(in, "hi")) {
@@ -1965,6 +2074,15 @@ void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out) {
   uint32_t la = k->local_align ? k->local_align : 4;
   g.local_base = (spill + la - 1) / la * la;
   uint32_t frame = g.local_base + k->local_bytes;
+  for (int i = 0; i < k->ninsns; ++i) {  // a 64-bit div/rem: 16 bytes of scratch after .local
+    const insn *in = &k->insns[i];
+    tinfo t = parse_type(insn_type(in));
+    if ((!strcmp(in->op, "div") || !strcmp(in->op, "rem")) && t.bits == 64 && !t.is_float) {
+      g.div_base = (frame + 3u) & ~3u;
+      frame = g.div_base + 16;
+      break;
+    }
+  }
   g.frame = (frame + 15u) & ~15u;
   if (g.frame > 2032) {
     g.in = &k->insns[0];

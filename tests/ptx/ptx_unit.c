@@ -283,7 +283,7 @@ int main(int argc, char **argv) {
     CHECK(st == PTX_OK, "a .section with its brace on the next line: %s (%s)", ptx_status_name(st), e.message);
     if (st == PTX_OK) ptx_module_free(m);
   }
-  expect_body_error("64-bit div", "div.s64 %rd2, %rd1, %rd3;", PTX_ERR_NOT_SUPPORTED, "div.s64");
+  expect_body_ok("64-bit div and rem", "div.s64 %rd2, %rd1, %rd3; rem.u64 %rd3, %rd2, 10; st.global.u64 [%rd4], %rd3;");
   expect_body_error("64-bit mad.hi", "mad.hi.u64 %rd2, %rd1, %rd3, %rd1;", PTX_ERR_NOT_SUPPORTED, "mad.hi.u64");
   expect_body_error("64-bit atomic", "atom.global.add.u64 %rd2, [%rd1], %rd3;", PTX_ERR_NOT_SUPPORTED, "atom.global.add.u64");
   expect_body_error("f32 atomic max", "atom.global.max.f32 %f1, [%rd1], %f2;", PTX_ERR_NOT_SUPPORTED, "atom.global.max.f32");

@@ -139,9 +139,10 @@ extern "C" __global__ void index2d(int *out, unsigned w, unsigned h) {
 # 64-bit register's high word (docs/ptx.md, "64-bit registers": kept where it is live). It runs.
 CONST_DIVISION = r"""
 extern "C" __global__ void mod13(const unsigned *a, unsigned *out) { out[threadIdx.x] = a[threadIdx.x] % 13u; }"""
-# 64-bit division by a variable (div.s64) is not translated: refused by name, never a wrong result.
-DIV64 = r"""
-extern "C" __global__ void div64(const long long *a, const long long *b, long long *q) { q[threadIdx.x] = a[threadIdx.x] / b[threadIdx.x]; }"""
+# A 64-bit atomic (atom.global.add.u64) is not translated: the unit's compare-and-swap is 32-bit.
+# Refused by name, never a wrong result.
+ATOMIC64 = r"""
+extern "C" __global__ void atomic64(const unsigned long long *a, unsigned long long *sum) { atomicAdd(sum, a[threadIdx.x]); }"""
 
 
 def bits_ref(a, b):
@@ -296,10 +297,10 @@ def bad_ptx():
     check("the JIT error log names line %d and the instruction" % (at + 1),
           ("line %d" % (at + 1)) in text and "frobnicate" in text, repr(text))
     log = bytearray(1024)
-    res = cu.cuModuleLoadDataEx(nvrtc_ptx(DIV64, "div64"), len(opts), opts, [log, len(log)])
-    expect("cuModuleLoadDataEx(64-bit division)", res, R.CUDA_ERROR_NOT_SUPPORTED)
+    res = cu.cuModuleLoadDataEx(nvrtc_ptx(ATOMIC64, "atomic64"), len(opts), opts, [log, len(log)])
+    expect("cuModuleLoadDataEx(64-bit atomic)", res, R.CUDA_ERROR_NOT_SUPPORTED)
     text = bytes(log).split(b"\0")[0].decode()
-    check("the JIT error log names div.s64", "div.s64" in text, repr(text))
+    check("the JIT error log names atom.global.add.u64", "atom.global.add.u64" in text, repr(text))
     # division by a constant (the high word of mul.wide.u32) loads and computes x % 13
     mod, fn = load(nvrtc_ptx(CONST_DIVISION, "mod13"), "mod13")
     a = np.arange(0xFFFFFFF0, 0xFFFFFFFF, dtype=np.uint64).astype(np.uint32)

@@ -372,8 +372,39 @@ def divedge_ref(ins):
     return out
 
 
+D64_E = [0, 1, -1, 2, -7, 10, 1000, (1 << 31) - 1, -(1 << 31), (1 << 32) + 5, -(1 << 40) - 3, (1 << 62) + 12345,
+         -(1 << 63), (1 << 63) - 1]
+D64_A = np.array([a for a in D64_E for b in D64_E] + [int(x) for x in A64[:40]], dtype=np.int64)
+D64_B = np.array([b for a in D64_E for b in D64_E] + [int(x) >> (int(x) & 31) for x in B64[:40]], dtype=np.int64)
+DIV64 = K("div64", r"""
+extern "C" __global__ void div64(const long long *a, const long long *b, long long *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    long long x = a[i], y = b[i];
+    unsigned long long ux = x, uy = y;
+    out[4 * i] = x / y; out[4 * i + 1] = x % y;
+    out[4 * i + 2] = (long long)(ux / uy); out[4 * i + 3] = (long long)(ux % uy);
+  }
+}""", [("in", D64_A), ("in", D64_B), ("out", np.int64, 4 * len(D64_A)), np.int32(len(D64_A))], (1, 1, 1),
+    (256, 1, 1))
+
+
+def div64_ref(ins):
+    """C's answers where C defines them (y != 0, not INT64_MIN / -1); None elsewhere."""
+    M = (1 << 64) - 1
+    out = []
+    for x, y in zip(ins[0].tolist(), ins[1].tolist()):
+        if y == 0 or (x == -(1 << 63) and y == -1):
+            out += [None] * 4
+            continue
+        q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
+        ux, uy = x & M, y & M
+        out += [q, x - q * y, ux // uy, ux % uy]
+    return out
+
+
 KERNELS = [SAXPY, MATMUL, MATMUL_TILED, DOT, MANDEL, STENCIL, TRANSPOSE, HISTO, COUNTIF, DIVERGENT, INT64, BITS,
-           FATOMIC, LONGLONG, UCHAR, DIVEDGE]
+           FATOMIC, LONGLONG, UCHAR, DIVEDGE, DIV64]
 
 
 # ---------------------------------------------------------------------------- running them
@@ -457,6 +488,12 @@ def textbook(record_to=None, only=None):
                   not bad, "first differences at %s" % bad[:4])
             undef = [(ins[0][i // 4], ins[1][i // 4], i % 4, g[i]) for i, w in enumerate(want) if w is None]
             print("     x / 0 and INT_MIN / -1 (x, y, [q r uq ur], result): %s" % undef[:8])
+        if k is DIV64:
+            want = div64_ref(ins)
+            g = outs[0].tolist()
+            bad = [i for i, w in enumerate(want) if w is not None and (g[i] - w) % (1 << 64)]
+            check("div64: the %d defined 64-bit quotients and remainders are C's" % sum(w is not None for w in want),
+                  not bad, "first differences at %s" % bad[:4])
         if k is FATOMIC:
             s = outs[0]
             want = fatomic_ref(ins)[0]
