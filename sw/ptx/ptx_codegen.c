@@ -482,6 +482,150 @@ static void gen_fselp(cg *g) {
   fput(g, d, fd);
 }
 
+static void clz32(cg *g, int x);
+// cvt.{rn,rz,rm,rp}.f32.{u64,s64}: a 64-bit integer rounded exactly. Below 2^32 one fcvt.s.wu;
+// above, the 32 bits from the highest set bit down, with a sticky bit for everything below them,
+// rounded by fcvt.s.wu in the instruction's mode (the sticky bit sits below the rounding
+// position, so every mode rounds as it would the whole value), then scaled by 2^s exactly. .s64
+// converts the magnitude and sets the sign; .rm/.rp of a negative value round the magnitude the
+// other way, through the thread's dynamic rounding mode (CSR frm, put back to RNE afterwards).
+static void gen_cvt_f32_64(cg *g, int d, int is_signed, uint32_t rm) {
+  const insn *in = g->in;
+  const opnd *a = &in->o[1];
+  int hi = src_hi(g, a, S1);
+  mv(g, S2, hi);
+  mv(g, S0, src(g, a, S0));
+  uint32_t m = rm;
+  if (is_signed) {  // |x| into S2:S0, the sign in FS2's sign bit
+    emit(g, rv_srai(SD, S2, 31));
+    emit(g, rv_op(RV_XOR, S0, S0, SD));
+    emit(g, rv_op(RV_XOR, S2, S2, SD));
+    emit(g, rv_op(RV_SLTU, T0, S0, SD));
+    emit(g, rv_op(RV_SUB, S0, S0, SD));
+    emit(g, rv_op(RV_SUB, S2, S2, SD));
+    emit(g, rv_op(RV_SUB, S2, S2, T0));
+    emit(g, rv_fop(RV_FMV_W_X, FS2, SD, 0, 0));
+    if (rm == RV_RDN || rm == RV_RUP) {  // RDN (2) and RUP (3) differ in bit 0
+      emit(g, rv_opi(RV_ANDI, T0, SD, 1));
+      emit(g, rv_opi(RV_XORI, T0, T0, (int32_t)rm));
+      emit(g, rv_csrrw(RV_ZERO, 0x002, T0));
+      m = 7;  // DYN
+    }
+  }
+  int fd = fdst(g, d);
+  int small_at = g->n;
+  emit(g, 0);                                  // beqz S2: below 2^32
+  clz32(g, S2);                                // T0 = clz(hi); uses S1, T1
+  li(g, T1, 31);
+  emit(g, rv_op(RV_SUB, T1, T1, T0));          // T1 = s - 1 (s = 32 - clz: 1..32)
+  emit(g, rv_op(RV_SUB, T0, RV_ZERO, T1));
+  emit(g, rv_opi(RV_ADDI, T0, T0, 31));        // T0 = 32 - s (0..31)
+  emit(g, rv_op(RV_SLL, SD, S2, T0));          // hi << (32 - s)
+  emit(g, rv_srli(S1, S0, 1));
+  emit(g, rv_op(RV_SRL, S1, S1, T1));          // (lo >> 1) >> (s - 1)
+  emit(g, rv_op(RV_OR, SD, SD, S1));
+  emit(g, rv_op(RV_SLL, S1, S0, T0));          // the bits below them: the sticky bit
+  emit(g, rv_op(RV_SLTU, S1, RV_ZERO, S1));
+  emit(g, rv_op(RV_OR, SD, SD, S1));
+  emit(g, rv_fop(RV_FCVT_S_W, FS0, SD, 1, m));
+  emit(g, rv_opi(RV_ADDI, T1, T1, 128));       // 2^s: exponent 127 + s
+  emit(g, rv_slli(T1, T1, 23));
+  emit(g, rv_fop(RV_FMV_W_X, FS1, T1, 0, 0));
+  emit(g, rv_fop(RV_FMUL, fd, FS0, FS1, m));
+  int done_at = g->n;
+  emit(g, 0);                                  // j done
+  g->buf[small_at] = rv_b((g->n - small_at) * 4, RV_ZERO, S2, 0);
+  emit(g, rv_fop(RV_FCVT_S_W, fd, S0, 1, m));
+  g->buf[done_at] = rv_j((g->n - done_at) * 4, RV_ZERO);
+  if (m == 7) emit(g, rv_csrrwi(RV_ZERO, 0x002, 0));
+  if (is_signed) emit(g, rv_fop(RV_FSGNJ, fd, fd, FS2, 2));  // fsgnjx: x's sign
+  fput(g, d, fd);
+}
+
+// cvt.{rni,rzi,rmi,rpi}.{s64,u64}.f32: below 2^31 the F unit's fcvt.w[u].s in the mode (NaN is
+// never there); from 2^31 the value is an integer already, so its bits are the result: the
+// significand shifted by the exponent, negated for .s64. Out of range saturates (a negative value
+// for .u64 gives 0); NaN gives 0x8000000000000000 for .s64 and .u64 alike, which is what an H200
+// answers (measured: python_kernels_textbook's float2ll), not the 0 of the 32-bit forms.
+static void gen_cvt_64_f32(cg *g, int d, int is_signed, uint32_t rm) {
+  const insn *in = g->in;
+  int fx = fsrc(g, &in->o[1], FS0);
+  int p_big, p_done1, p_nan, p_sat1, p_neg0 = -1, p_e32, p_sign1, p_done2, p_done3, p_zero;
+  emit(g, rv_fop(RV_FMV_X_W, T0, fx, 0, 0));    // the bits
+  emit(g, rv_srli(T1, T0, 23));
+  emit(g, rv_opi(RV_ANDI, T1, T1, 255));         // the biased exponent
+  emit(g, rv_opi(RV_SLTIU, SD, T1, 158));        // |x| < 2^31
+  p_big = g->n; emit(g, 0);                      // beqz SD, big
+  emit(g, rv_fop(RV_FCVT_W_S, S0, fx, is_signed ? 0 : 1, rm));
+  if (is_signed) emit(g, rv_srai(S1, S0, 31));
+  else mv(g, S1, RV_ZERO);
+  p_done1 = g->n; emit(g, 0);                    // j done
+  g->buf[p_big] = rv_b((g->n - p_big) * 4, RV_ZERO, SD, 0);
+  li(g, SD, 255);
+  p_nan = g->n; emit(g, 0);                      // beq T1, SD: NaN or infinity
+  li(g, SD, is_signed ? 190 : 191);
+  p_sat1 = g->n; emit(g, 0);                     // bgeu T1, SD: at least 2^63 (2^64)
+  if (!is_signed) { p_neg0 = g->n; emit(g, 0); } // bltz T0: negative, 0
+  emit(g, rv_slli(S0, T0, 9));
+  emit(g, rv_srli(S0, S0, 9));
+  emit(g, rv_lui(SD, 0x800));
+  emit(g, rv_op(RV_OR, S0, S0, SD));             // the significand with its leading 1
+  emit(g, rv_opi(RV_ADDI, T1, T1, -150));        // the shift: 8..40
+  emit(g, rv_opi(RV_SLTIU, SD, T1, 32));
+  p_e32 = g->n; emit(g, 0);                      // beqz SD: 32 or more
+  emit(g, rv_op(RV_SUB, SD, RV_ZERO, T1));
+  emit(g, rv_opi(RV_ADDI, SD, SD, 32));
+  emit(g, rv_op(RV_SRL, S1, S0, SD));
+  emit(g, rv_op(RV_SLL, S0, S0, T1));
+  p_sign1 = g->n; emit(g, 0);                    // j sign
+  g->buf[p_e32] = rv_b((g->n - p_e32) * 4, RV_ZERO, SD, 0);
+  emit(g, rv_opi(RV_ADDI, T1, T1, -32));
+  emit(g, rv_op(RV_SLL, S1, S0, T1));
+  mv(g, S0, RV_ZERO);
+  g->buf[p_sign1] = rv_j((g->n - p_sign1) * 4, RV_ZERO);
+  if (is_signed) {  // negative: 0 - S1:S0
+    emit(g, rv_b(4 * 5, RV_ZERO, T0, 5));        // bge T0, zero: positive
+    emit(g, rv_op(RV_SLTU, SD, RV_ZERO, S0));
+    emit(g, rv_op(RV_SUB, S0, RV_ZERO, S0));
+    emit(g, rv_op(RV_SUB, S1, RV_ZERO, S1));
+    emit(g, rv_op(RV_SUB, S1, S1, SD));
+  }
+  p_done2 = g->n; emit(g, 0);                    // j done
+  g->buf[p_nan] = rv_b((g->n - p_nan) * 4, SD, T1, 0);
+  emit(g, rv_slli(SD, T0, 9));                   // a NaN's significand is not 0
+  p_zero = g->n; emit(g, 0);                     // bnez SD: NaN, 0
+  g->buf[p_sat1] = rv_b((g->n - p_sat1) * 4, SD, T1, 7);  // bgeu T1, SD
+  // saturate by the sign
+  if (is_signed) {
+    emit(g, rv_srai(S1, T0, 31));                // all ones for a negative value
+    li(g, SD, 0x7FFFFFFF);
+    emit(g, rv_op(RV_XOR, S1, S1, SD));          // 0x7fffffff, or 0x80000000 when negative
+    emit(g, rv_srai(S0, T0, 31));
+    emit(g, rv_opi(RV_XORI, S0, S0, -1));        // all ones, or 0 when negative
+  } else {
+    emit(g, rv_srai(S0, T0, 31));
+    emit(g, rv_opi(RV_XORI, S0, S0, -1));        // all ones, or 0 when negative
+    mv(g, S1, S0);
+  }
+  p_done3 = g->n; emit(g, 0);                    // j done
+  g->buf[p_zero] = rv_b((g->n - p_zero) * 4, RV_ZERO, SD, 1);
+  emit(g, rv_lui(S1, 0x80000));                  // NaN: 0x8000000000000000, as the H200 gives
+  mv(g, S0, RV_ZERO);                            // (for .u64 too; its 32-bit cvt gives 0)
+  int p_done4 = g->n;
+  emit(g, 0);
+  if (p_neg0 >= 0) {
+    g->buf[p_neg0] = rv_b((g->n - p_neg0) * 4, RV_ZERO, T0, 4);  // blt T0, zero
+    mv(g, S0, RV_ZERO);
+    mv(g, S1, RV_ZERO);
+  }
+  g->buf[p_done4] = rv_j((g->n - p_done4) * 4, RV_ZERO);
+  g->buf[p_done1] = rv_j((g->n - p_done1) * 4, RV_ZERO);
+  g->buf[p_done2] = rv_j((g->n - p_done2) * 4, RV_ZERO);
+  g->buf[p_done3] = rv_j((g->n - p_done3) * 4, RV_ZERO);
+  put(g, d, S0);
+  if (in->hi_live & 1) put_hi(g, d, S1);
+}
+
 // cvt with an f32 side: .rn/.rz/.rm/.rp.f32 from s32/u32 (and narrower integers), .rni/.rzi/
 // .rmi/.rpi to s32/u32; NaN gives 0 and out-of-range values saturate, as PTX says (fnan mode)
 static void gen_fcvt(cg *g, const char *dtype, const char *stype) {
@@ -495,8 +639,11 @@ static void gen_fcvt(cg *g, const char *dtype, const char *stype) {
   int d = dst_vreg(g, &in->o[0]);
   if (dt.is_float) {  // integer -> f32
     only_mods(g, "rn rz rm rp f32 s8 s16 s32 u8 u16 u32 s64 u64");
-    if (st.bits == 64) fail(g, PTX_ERR_NOT_SUPPORTED, "%s needs the 64-bit register's high word (docs/ptx.md)", in->text);
     if (!has_round(g, 0)) fail(g, PTX_ERR_INVALID_PTX, "%s: a conversion to f32 needs a rounding modifier", in->text);
+    if (st.bits == 64) {
+      gen_cvt_f32_64(g, d, st.is_signed, f_round(g, 0));
+      return;
+    }
     int x = src(g, &in->o[1], S0);
     if (st.bits < 32) {
       extend(g, T0, x, st.bits, st.is_signed);
@@ -508,8 +655,12 @@ static void gen_fcvt(cg *g, const char *dtype, const char *stype) {
     return;
   }
   only_mods(g, "rni rzi rmi rpi f32 s32 u32 s64 u64 s16 u16 s8 u8");  // f32 -> integer
-  if (dt.bits != 32) fail(g, PTX_ERR_NOT_SUPPORTED, "%s: only 32-bit integer results are supported", in->text);
+  if (dt.bits != 32 && dt.bits != 64) fail(g, PTX_ERR_NOT_SUPPORTED, "%s: only 32- and 64-bit integer results are supported", in->text);
   if (!has_round(g, 1)) fail(g, PTX_ERR_INVALID_PTX, "%s: a conversion to an integer needs .rni, .rzi, .rmi or .rpi", in->text);
+  if (dt.bits == 64) {
+    gen_cvt_64_f32(g, d, dt.is_signed, f_round(g, 1));
+    return;
+  }
   int a = fsrc(g, &in->o[1], FS0), rd = dst(g, d);
   emit(g, rv_fop(RV_FCVT_W_S, rd, a, dt.is_signed ? 0 : 1, f_round(g, 1)));
   put(g, d, rd);

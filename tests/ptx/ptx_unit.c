@@ -306,7 +306,9 @@ int main(int argc, char **argv) {
   expect_body_error("f64 add", "add.f64 %rd1, %rd2, %rd3;", PTX_ERR_NOT_SUPPORTED, "add.f64");
   expect_body_error("cvt to f64", "cvt.f64.f32 %rd1, %f1;", PTX_ERR_NOT_SUPPORTED, "cvt.f64.f32");
   expect_body_error("f32 round to integral", "cvt.rni.f32.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "cvt.rni.f32.f32");
-  expect_body_error("cvt from s64", "cvt.rn.f32.s64 %f1, %rd1;", PTX_ERR_NOT_SUPPORTED, "cvt.rn.f32.s64");
+  expect_body_ok("cvt from s64 and u64", "cvt.rn.f32.s64 %f1, %rd1; cvt.rm.f32.s64 %f2, %rd1; cvt.rz.f32.u64 %f3, %rd2; st.global.f32 [%rd4], %f1;");
+  expect_body_ok("cvt to s64 and u64", "cvt.rzi.s64.f32 %rd1, %f1; cvt.rni.u64.f32 %rd2, %f1; st.global.u64 [%rd4], %rd1; st.global.u64 [%rd4+8], %rd2;");
+  expect_body_error("cvt to u16", "cvt.rzi.u16.f32 %r1, %f1;", PTX_ERR_NOT_SUPPORTED, "cvt.rzi.u16.f32");
   expect_body_error("atom.inc", "atom.global.inc.u32 %r1, [%rd1], 5;", PTX_ERR_NOT_SUPPORTED, "atom.global.inc.u32");
   expect_body_error("saturating add", "add.sat.s32 %r1, %r2, %r3;", PTX_ERR_NOT_SUPPORTED, "add.sat.s32");
   expect_body_error("bar.sync with count", "bar.sync 1, 64;", PTX_ERR_NOT_SUPPORTED, "bar.sync");

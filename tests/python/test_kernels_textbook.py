@@ -403,8 +403,70 @@ def div64_ref(ins):
     return out
 
 
+F64_E = [0, 1, -1, 7, (1 << 24) + 1, -(1 << 24) - 1, (1 << 25) + 2, (1 << 25) + 6, -(1 << 25) - 2, (1 << 31) - 1,
+         (1 << 32) + 1, (1 << 40) + (1 << 16) + 1, -(1 << 40) - (1 << 16), (1 << 53) + 1, (1 << 62) + (1 << 38),
+         (1 << 63) - 1, -(1 << 63), -(1 << 63) + 1, 0x123456789ABCDEF, -0x123456789ABCDEF]
+LL2F_IN = np.array(F64_E + [int(x) >> (int(x) & 63) for x in A64[:44]], dtype=np.int64)
+LL2F = K("ll2float", r"""
+extern "C" __global__ void ll2float(const long long *a, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    long long x = a[i];
+    unsigned long long u = (unsigned long long)x;
+    float *o = out + 9 * i;
+    o[0] = (float)x; o[1] = __ll2float_rz(x); o[2] = __ll2float_rd(x); o[3] = __ll2float_ru(x);
+    o[4] = (float)u; o[5] = __ull2float_rz(u); o[6] = __ull2float_rd(u); o[7] = __ull2float_ru(u);
+    o[8] = (float)(x >> 20) * 0.5f;
+  }
+}""", [("in", LL2F_IN), ("out", np.float32, 9 * len(LL2F_IN)), np.int32(len(LL2F_IN))], (1, 1, 1), (64, 1, 1))
+
+
+def ll2float_ref(ins):
+    """Exact rounding of each 64-bit value to f32 in the four modes, from Python's integers."""
+    def rnd(v, mode):
+        if v == 0:
+            return 0.0
+        neg, m = v < 0, abs(v)
+        e = m.bit_length() - 24
+        if e <= 0:
+            q, r, e = m, 0, 0
+        else:
+            q, r = m >> e, m & ((1 << e) - 1)
+        half = 1 << (e - 1) if e > 0 else 0
+        up = {"rn": r > half or (r == half and half and q & 1),
+              "rz": False, "rd": neg and r != 0, "ru": (not neg) and r != 0}[mode]
+        q += int(bool(up))
+        f = float(q) * 2.0 ** e
+        return -f if neg else f
+    out = []
+    for x in ins[0].tolist():
+        u = x & ((1 << 64) - 1)
+        out += [rnd(x, "rn"), rnd(x, "rz"), rnd(x, "rd"), rnd(x, "ru"),
+                rnd(u, "rn"), rnd(u, "rz"), rnd(u, "rd"), rnd(u, "ru"), rnd(x >> 20, "rn") * 0.5]
+    return [np.array(out, dtype=np.float32)]
+
+
+LL2F.ref = ll2float_ref
+
+F2LL_IN = np.concatenate([np.array([0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 2147483520.0, 2147483648.0,
+                                    -2147483648.0, 4294967296.0, 1e15, -1e15, 9.2233715e18, 9.223372e18,
+                                    -9.223372e18, -9.2233715e18, 1.8446743e19, 3e19, -3e19, np.inf, -np.inf,
+                                    np.nan, 1.2345678e-3, 123456.789], dtype=np.float32),
+                          floats(38, 21, -3e12, 3e12)])
+F2LL = K("float2ll", r"""
+extern "C" __global__ void float2ll(const float *a, long long *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float x = a[i];
+    long long *o = out + 8 * i;
+    o[0] = (long long)x; o[1] = __float2ll_rn(x); o[2] = __float2ll_rd(x); o[3] = __float2ll_ru(x);
+    o[4] = (long long)(unsigned long long)x; o[5] = (long long)__float2ull_rn(x);
+    o[6] = (long long)__float2ull_rd(x); o[7] = (long long)__float2ull_ru(x);
+  }
+}""", [("in", F2LL_IN), ("out", np.int64, 8 * len(F2LL_IN)), np.int32(len(F2LL_IN))], (1, 1, 1), (64, 1, 1))
+
 KERNELS = [SAXPY, MATMUL, MATMUL_TILED, DOT, MANDEL, STENCIL, TRANSPOSE, HISTO, COUNTIF, DIVERGENT, INT64, BITS,
-           FATOMIC, LONGLONG, UCHAR, DIVEDGE, DIV64]
+           FATOMIC, LONGLONG, UCHAR, DIVEDGE, DIV64, LL2F, F2LL]
 
 
 # ---------------------------------------------------------------------------- running them
