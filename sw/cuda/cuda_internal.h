@@ -89,6 +89,7 @@ struct CUmod_st {
     unsigned npfn;
     struct ptx_module *ptx;
     uint32_t code_va, code_pa, code_map; /* the code in device memory, mapped read-only */
+    struct cu_dalloc *data;   /* the module's .global/.const variables, device memory like cuMemAlloc's */
     char *ptx_text;           /* under VMGPU_TRACE: the PTX, for its lines in the trace */
     struct CUmod_st *next;
 };
@@ -142,6 +143,7 @@ typedef struct cu_dalloc {
     cu_alloc *alloc;          /* DA_DEVICE */
     struct CUctx_st *ctx;     /* owner (DA_DEVICE is freed with its context) */
     unsigned flags;
+    int module;               /* a module's .global/.const variables (cuMemFree refuses it) */
     int exact;                /* copies and fills stay inside [va, va+bytes), not the mapping
                                  (external-memory buffers: NVIDIA refuses bytes past one) */
     struct cu_dalloc *next;

@@ -536,7 +536,7 @@ CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags, const CUmemLocation *
 
 /* ------------------------------------------------------------------ cuMemAlloc */
 
-static CUresult dev_alloc(struct CUctx_st *c, size_t bytes, cu_dalloc **out)
+CUresult cu_dev_alloc(struct CUctx_st *c, size_t bytes, cu_dalloc **out)
 {
     uint64_t size = round_up(bytes, GRAN);
     if (size > g_info.user_bytes) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -585,7 +585,7 @@ static CUresult mem_alloc(CUdeviceptr *dptr, size_t bytes)
     if (rc) return rc;
     if (!dptr || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
     cu_dalloc *d = NULL;
-    rc = dev_alloc(c, bytes, &d);
+    rc = cu_dev_alloc(c, bytes, &d);
     if (rc) return rc;
     *dptr = d->va;
     cu_trace("cuMemAlloc(%zu): reserve + create + map + set access RW at VA 0x%08x (pa 0x%08x)", bytes,
@@ -601,6 +601,7 @@ static CUresult mem_free(CUdeviceptr p)
     if (rc) return rc;
     if (p == 0) return CUDA_SUCCESS;  /* as NVIDIA (measured) */
     cu_dalloc *d = cu_dalloc_at(p, 1 << DA_DEVICE);
+    if (d && d->module) return CUDA_ERROR_INVALID_VALUE;  /* a module's variables: not cuMemAlloc's */
     if (!d) {
         /* Memory of the stream-ordered allocator may be freed here too (NVIDIA, measured). */
         int pool;
@@ -712,7 +713,7 @@ CUresult cu_bounce_init(void)
     if (posix_memalign(&p, PAGE, BOUNCE_BYTES)) return CUDA_ERROR_OUT_OF_MEMORY;
     CUresult rc;
     if (link_transport()) {
-        rc = dev_alloc(NULL, BOUNCE_BYTES, &g_bounce);
+        rc = cu_dev_alloc(NULL, BOUNCE_BYTES, &g_bounce);
         if (!rc) {
             g_bounce->kind = DA_BOUNCE;
             g_bounce->host = p;

@@ -317,6 +317,14 @@ static int unit_has_atomics(void) { return (g_info.simt_isa & VMGPU_SIMT_ISA_A) 
 
 static void code_free(struct CUmod_st *m)
 {
+    if (m->data) {  /* still listed unless its context went first and took it */
+        for (cu_dalloc *d = g_dallocs; d; d = d->next)
+            if (d == m->data) {
+                cu_dalloc_free(d);
+                break;
+            }
+        m->data = NULL;
+    }
     if (!m->code_va) return;
     vmgpu_unmap(m->ctx->core, m->code_va, m->code_map);
     vmgpu_phys_free(g_dev, m->code_pa);
@@ -339,14 +347,37 @@ static CUresult code_upload(struct CUmod_st *m)
         return rc;
     }
     crc = vmgpu_map(m->ctx->core, va, pa, map, VMGPU_MAP_READ);
-    if (!crc) crc = vmgpu_phys_write(g_dev, pa, p->code, p->code_bytes);
     m->code_va = va;
     m->code_pa = pa;
     m->code_map = map;
+    /* .global/.const variables: device memory as cuMemAlloc gives it (copies and cuModuleGetGlobal
+     * work on it), their initial bytes written, the code's references relocated to it */
+    uint8_t *code = NULL;
+    if (!crc && p->data_bytes) {
+        rc = cu_dev_alloc(m->ctx, p->data_bytes, &m->data);
+        if (rc) {
+            m->data = NULL;
+            code_free(m);
+            return rc;
+        }
+        m->data->module = 1;
+        crc = vmgpu_phys_write(g_dev, m->data->alloc->pa, p->data, p->data_bytes);
+        code = crc ? NULL : malloc(p->code_bytes);
+        if (!crc && !code) crc = VMGPU_ERR_NOMEM;
+        if (code) {
+            memcpy(code, p->code, p->code_bytes);
+            ptx_module_relocate(p, code, m->data->va);
+        }
+    }
+    if (!crc) crc = vmgpu_phys_write(g_dev, pa, code ? code : p->code, p->code_bytes);
+    free(code);
     if (crc) {
         code_free(m);
         return cu_core_err(m->ctx, crc);
     }
+    if (m->data)
+        cu_trace("module: %u bytes of .global/.const variables at VA 0x%08x (pa 0x%08x), %u references "
+                 "in the code relocated", p->data_bytes, m->data->va, m->data->alloc->pa, p->num_relocs);
     cu_trace("module: %u bytes of code at pa 0x%08x, mapped read-only at VA 0x%08x in asid %u", p->code_bytes, pa,
              va, vmgpu_ctx_asid(m->ctx->core));
     return CUDA_SUCCESS;
@@ -742,13 +773,16 @@ CUresult cu_launch_ptx(struct CUfunc_st *fn, struct CUctx_st *c, vmgpu_stream *s
 
 /* ------------------------------------------------------------ module queries */
 
+/* A .global/.const variable of a PTX module: its device address and size (either output may be
+ * NULL, as with NVIDIA's driver); NOT_FOUND for another name or a module without variables. */
 CUresult cu_module_get_global(CUdeviceptr *dptr, size_t *bytes, struct CUmod_st *m, const char *name)
 {
-    (void)dptr;
-    (void)bytes;
-    (void)m;
-    /* The translator refuses .global/.const variables (docs/ptx.md), so a module has none. */
-    return name ? CUDA_ERROR_NOT_FOUND : CUDA_ERROR_INVALID_VALUE;
+    if (!name) return CUDA_ERROR_INVALID_VALUE;
+    const ptx_global *gl = m->ptx && m->data ? ptx_module_global(m->ptx, name) : NULL;
+    if (!gl) return CUDA_ERROR_NOT_FOUND;
+    if (dptr) *dptr = (CUdeviceptr)m->data->va + gl->offset;
+    if (bytes) *bytes = gl->size;
+    return CUDA_SUCCESS;
 }
 
 uint32_t cu_func_static_shared(const struct CUfunc_st *f) { return f->pk ? f->pk->shared_bytes : 0; }

@@ -70,6 +70,8 @@ cu_dalloc *cu_dalloc_containing(uint64_t va);
 cu_dalloc *cu_dalloc_host(const void *p, size_t n);
 /* Unmap and free a record's memory, and drop the record. */
 void cu_dalloc_free(cu_dalloc *d);
+/* cuMemAlloc's allocation (reserve, create, map, set access RW in every context), owned by c. */
+CUresult cu_dev_alloc(struct CUctx_st *c, size_t bytes, cu_dalloc **out);
 extern struct CUstream_st *g_streams;
 /* The live stream a handle names, NULL otherwise. */
 struct CUstream_st *cu_stream_lookup(CUstream h);

@@ -23,6 +23,9 @@ void ptx_module_free(ptx_module *m) {
   free(m->kernels);
   free(m->code);
   free(m->lines);
+  free(m->data);
+  free(m->globals);
+  free(m->relocs);
   free(m);
 }
 
@@ -35,6 +38,30 @@ int ptx_module_line_of(const ptx_module *m, uint32_t code_offset) {
     else hi = mid;
   }
   return m->lines[lo].code_offset <= code_offset ? m->lines[lo].line : 0;
+}
+
+const ptx_global *ptx_module_global(const ptx_module *m, const char *name) {
+  if (!m || !name) return NULL;
+  for (uint32_t i = 0; i < m->num_globals; ++i)
+    if (strcmp(m->globals[i].name, name) == 0) return &m->globals[i];
+  return NULL;
+}
+
+// Each reference is `lui rd, %hi(off)` + `addi rd, rd, %lo(off)`: both rewritten for data_va + off.
+void ptx_module_relocate(const ptx_module *m, uint8_t *code, uint32_t data_va) {
+  if (!m || !code) return;
+  for (uint32_t i = 0; i < m->num_relocs; ++i) {
+    uint32_t at = m->relocs[i].code_offset;
+    if (at + 8 > m->code_bytes) continue;
+    uint32_t va = data_va + m->relocs[i].data_offset, hi = (va + 0x800u) >> 12, lo = va - (hi << 12);
+    uint32_t w0, w1;
+    memcpy(&w0, code + at, 4);
+    memcpy(&w1, code + at + 4, 4);
+    w0 = (w0 & 0xFFFu) | (hi << 12);
+    w1 = (w1 & 0xFFFFFu) | (lo << 20);
+    memcpy(code + at, &w0, 4);
+    memcpy(code + at + 4, &w1, 4);
+  }
 }
 
 const ptx_kernel *ptx_module_kernel(const ptx_module *m, const char *name) {
@@ -66,10 +93,13 @@ ptx_status ptx_translate(const char *text, size_t len, const ptx_options *opt, p
   if (!m) return PTX_ERR_NO_MEMORY;
   if (setjmp(c.fail)) {
     kernel_ir_free(&k);
-    for (int i = 0; i < 3; ++i) free(c.tmp[i]);
+    for (int i = 0; i < 4; ++i) free(c.tmp[i]);
     free(c.msyms);
     free(c.code);
     free(c.lines);
+    free(c.data);
+    free(c.globals);
+    free(c.relocs);
     m->code = NULL;
     ptx_module_free(m);
     return c.status;
@@ -98,6 +128,12 @@ ptx_status ptx_translate(const char *text, size_t len, const ptx_options *opt, p
   m->code_bytes = c.code_bytes;
   m->lines = c.lines;
   m->num_lines = (uint32_t)c.nlines;
+  m->data = c.data;
+  m->data_bytes = (uint32_t)c.data_bytes;
+  m->globals = c.globals;
+  m->num_globals = (uint32_t)c.nglobals;
+  m->relocs = c.relocs;
+  m->num_relocs = (uint32_t)c.nrelocs;
   m->ptx_version_major = c.version_major;
   m->ptx_version_minor = c.version_minor;
   snprintf(m->target, sizeof m->target, "%s", c.target);

@@ -45,6 +45,8 @@ typedef struct cg {
   uint32_t shared_end;
   uint32_t flags;
   int uses_f;      // the kernel has f32 registers or instructions: it sets CSR 0x801 first
+  ptx_reloc *relocs;  // this pass's references to the data segment (code_offset: word index)
+  int nrelocs, cap_relocs;
 } cg;
 
 static void emit(cg *g, uint32_t w) {
@@ -83,6 +85,17 @@ static void li(cg *g, int rd, int32_t v) {
 
 static void mv(cg *g, int rd, int rs) {
   if (rd != rs) emit(g, rv_opi(RV_ADDI, rd, rs, 0));
+}
+
+// rd = the VA of byte `off` of the module's data segment: a lui/addi pair holding `off` as if
+// the segment were at 0, recorded for the loader to add the segment's VA (ptx_module_relocate).
+static void data_addr(cg *g, int rd, uint32_t off) {
+  g->relocs = ptx_grow(g->c, g->relocs, &g->cap_relocs, g->nrelocs + 1, sizeof(ptx_reloc));
+  g->c->tmp[3] = g->relocs;  // freed with the pass's other buffers
+  g->relocs[g->nrelocs++] = (ptx_reloc){(uint32_t)g->n, off};
+  uint32_t hi = (off + 0x800u) >> 12;
+  emit(g, rv_lui(rd, hi));
+  emit(g, rv_opi(RV_ADDI, rd, rd, (int32_t)(off - (hi << 12))));
 }
 
 // ------------------------------------------------------------------------------ types
@@ -214,6 +227,10 @@ static int src(cg *g, const opnd *o, int scratch) {
       return scratch;
     case O_SYM: {
       int on_stack;
+      if (g->k->syms[o->sym].kind == SYM_GLOBAL) {
+        data_addr(g, scratch, g->k->syms[o->sym].value + (uint32_t)o->imm);
+        return scratch;
+      }
       uint32_t v = sym_va_or_sp(g, &g->k->syms[o->sym], o->imm, &on_stack);
       if (on_stack) {
         if (!fits12((int32_t)v)) fail(g, PTX_ERR_NOT_SUPPORTED, "stack offset %u too large", v);
@@ -1124,6 +1141,11 @@ static void mem_addr(cg *g, const opnd *o, const char *space, int scratch, int s
       return;
     }
     if (s->kind == SYM_PARAM) fail(g, PTX_ERR_NOT_SUPPORTED, "kernel parameter %s accessed as .%s", s->name, space);
+    if (s->kind == SYM_GLOBAL) {  // a .global/.const variable: its relocated address
+      data_addr(g, scratch, s->value + (uint32_t)o->imm);
+      *base = scratch, *off = 0;
+      return;
+    }
     int on_stack;
     uint32_t va = sym_va_or_sp(g, s, o->imm, &on_stack);
     if (on_stack) {
@@ -1158,7 +1180,7 @@ static const char *mem_space(cg *g, int *vec) {
   for (int i = 0; i < g->in->nmods; ++i) {
     const char *m = g->in->mods[i];
     if (!strcmp(m, "global") || !strcmp(m, "shared") || !strcmp(m, "local") || !strcmp(m, "param")) space = m;
-    else if (!strcmp(m, "const")) fail(g, PTX_ERR_NOT_SUPPORTED, "the .const space is not supported (no constant bank yet)");
+    else if (!strcmp(m, "const")) space = "global";  // .const variables live in the data segment
     else if (!strcmp(m, "v2")) *vec = 2;
     else if (!strcmp(m, "v4")) *vec = 4;
   }
@@ -1167,7 +1189,7 @@ static const char *mem_space(cg *g, int *vec) {
 
 static void gen_ld(cg *g) {
   const insn *in = g->in;
-  only_mods(g, "global shared local param nc ca cg cs lu cv volatile relaxed acquire weak cta gpu sys "
+  only_mods(g, "global shared local param const nc ca cg cs lu cv volatile relaxed acquire weak cta gpu sys "
                "v2 v4 u8 s8 b8 u16 s16 b16 u32 s32 b32 f32 u64 s64 b64 f64 ptr");
   need_opnds(g, 2);
   int nv;
@@ -2180,6 +2202,7 @@ static void gen_insn(cg *g) {
 
 static void one_pass(cg *g) {
   g->n = 0;
+  g->nrelocs = 0;
   g->overflow = 0;
   g->flags = 0;
   g->shared_end = 0;
@@ -2282,11 +2305,16 @@ void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out) {
     d[0] = (uint8_t)w, d[1] = (uint8_t)(w >> 8), d[2] = (uint8_t)(w >> 16), d[3] = (uint8_t)(w >> 24);
   }
   record_lines(c, k, g.insn_at, out->entry);
+  for (int i = 0; i < g.nrelocs; ++i) {  // the data references, as module code offsets
+    c->relocs = ptx_grow(c, c->relocs, &c->cap_relocs, c->nrelocs + 1, sizeof(ptx_reloc));
+    c->relocs[c->nrelocs++] = (ptx_reloc){out->entry + 4 * g.relocs[i].code_offset, g.relocs[i].data_offset};
+  }
+  g.relocs = NULL;  // c->tmp[3], freed below
   c->code_bytes += bytes;
   out->flags = g.flags | (k->has_dynamic_shared ? PTX_KERNEL_DYNAMIC_SHARED : 0);
   out->shared_bytes = k->has_dynamic_shared ? ((c->shared_bytes + 15u) & ~15u) : g.shared_end;
   out->stack_bytes = g.frame;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 4; ++i) {
     free(c->tmp[i]);
     c->tmp[i] = NULL;
   }

@@ -41,7 +41,7 @@ typedef struct reg_family {
 } reg_family;
 
 // ------------------------------------------------------------------------------ symbols
-enum sym_kind { SYM_PARAM, SYM_SHARED, SYM_LOCAL, SYM_LABEL };
+enum sym_kind { SYM_PARAM, SYM_SHARED, SYM_LOCAL, SYM_LABEL, SYM_GLOBAL };
 typedef struct sym {
   char name[96];
   enum sym_kind kind;
@@ -123,9 +123,15 @@ typedef struct ptx_ctx {
   // output code
   uint8_t *code;
   uint32_t code_bytes, code_cap;
-  void *tmp[3];             // a pass's buffers, freed by ptx_translate when the pass fails
+  void *tmp[4];             // a pass's buffers, freed by ptx_translate when the pass fails
   ptx_line_entry *lines;    // the line map (ptx_module.lines), kernel after kernel
   int nlines, cap_lines;
+  uint8_t *data;            // the data segment of .global/.const variables (ptx_module.data)
+  int data_bytes, cap_data;
+  ptx_global *globals;
+  int nglobals, cap_globals;
+  ptx_reloc *relocs;        // module-wide, code offsets from the module's start
+  int nrelocs, cap_relocs;
 } ptx_ctx;
 
 // Errors: never return.

@@ -254,6 +254,88 @@ static void parse_shared(ptx_ctx *c, kernel_ir *k, int is_extern) {
   }
 }
 
+// One value of a .global/.const initializer, `el` bytes little-endian at data + at.
+static void init_value(ptx_ctx *c, const char *what, uint32_t at, uint32_t el) {
+  int neg = ptx_accept(c, "-");
+  if (c->cur.kind != T_NUM)
+    fail_here(c, PTX_ERR_NOT_SUPPORTED, what, "initialisers other than numbers (addresses: generic(), "
+              "variable names) are not supported%s", "");
+  uint64_t v = (uint64_t)ptx_number(c, &c->cur);
+  if (neg) v = 0 - v;
+  ptx_next(c);
+  for (uint32_t b = 0; b < el && b < 8; ++b) c->data[at + b] = (uint8_t)(v >> (8 * b));
+}
+
+// A module-scope .global or .const variable: [.align N] .type name[N]... [= value | {values}];
+// placed in the module's data segment (ptx_module.data) with its initial bytes; kernels reach
+// it through addresses the loader relocates (ptx_module.relocs).
+static void parse_global(ptx_ctx *c, int is_const, int is_extern) {
+  const char *what = is_const ? ".const" : ".global";
+  int line = c->cur.line;
+  if (is_extern)
+    ptx_fail(c, PTX_ERR_NOT_SUPPORTED, line, what, ".extern %s variables (defined in another module) "
+             "are not supported", what);
+  uint32_t align = 0;
+  if (ptx_accept(c, ".align")) {
+    if (c->cur.kind != T_NUM) fail_here(c, PTX_ERR_INVALID_PTX, what, "expected an alignment%s", "");
+    align = (uint32_t)ptx_number(c, &c->cur);
+    ptx_next(c);
+  }
+  char t[16], name[96];
+  tokname(c, t, sizeof t);
+  uint32_t el = type_bytes(t);
+  if (t[0] != '.' || !el || el > 8) fail_here(c, PTX_ERR_NOT_SUPPORTED, what, "variables of type '%s' are not supported", t);
+  ptx_next(c);
+  if (c->cur.kind != T_IDENT) fail_here(c, PTX_ERR_INVALID_PTX, what, "expected a name%s", "");
+  tokname(c, name, sizeof name);
+  ptx_next(c);
+  uint64_t n = 1;
+  while (ptx_accept(c, "[")) {
+    if (c->cur.kind != T_NUM) fail_here(c, PTX_ERR_NOT_SUPPORTED, what, "unsized %s arrays are not supported", what);
+    n *= (uint64_t)ptx_number(c, &c->cur);
+    ptx_next(c);
+    ptx_expect(c, "]");
+  }
+  if (!align) align = el;
+  if (n * el > (1u << 24)) ptx_fail(c, PTX_ERR_NOT_SUPPORTED, line, what, "%s %s is larger than 16 MiB", what, name);
+  uint32_t bytes = (uint32_t)(n * el), off = align_up((uint32_t)c->data_bytes, align);
+  c->data = ptx_grow(c, c->data, &c->cap_data, (int)(off + bytes), 1);
+  memset(c->data + c->data_bytes, 0, off + bytes - (uint32_t)c->data_bytes);
+  c->data_bytes = (int)(off + bytes);
+  if (ptx_accept(c, "=")) {
+    uint32_t at = off;
+    if (ptx_is(c, "{")) {  // a list, possibly nested for more dimensions: the values in order
+      int depth = 0;
+      do {
+        if (ptx_accept(c, "{")) ++depth;
+        else if (ptx_accept(c, "}")) --depth;
+        else if (ptx_accept(c, ",")) continue;
+        else {
+          if (at + el > off + bytes) fail_here(c, PTX_ERR_INVALID_PTX, what, "too many initial values%s", "");
+          init_value(c, what, at, el);
+          at += el;
+        }
+      } while (depth > 0 && c->cur.kind != T_END);
+    } else {
+      init_value(c, what, at, el);
+    }
+  }
+  ptx_expect(c, ";");
+  c->msyms = ptx_grow(c, c->msyms, &c->cap_msyms, c->nmsyms + 1, sizeof(sym));
+  sym *sy = &c->msyms[c->nmsyms++];
+  snprintf(sy->name, sizeof sy->name, "%s", name);
+  sy->kind = SYM_GLOBAL;
+  sy->value = off;
+  sy->size = bytes;
+  sy->line = line;
+  c->globals = ptx_grow(c, c->globals, &c->cap_globals, c->nglobals + 1, sizeof(ptx_global));
+  ptx_global *gl = &c->globals[c->nglobals++];
+  snprintf(gl->name, sizeof gl->name, "%s", name);
+  gl->offset = off;
+  gl->size = bytes;
+  gl->is_const = is_const;
+}
+
 static void parse_local(ptx_ctx *c, kernel_ir *k) {
   int line = c->cur.line;
   char name[96];
@@ -529,9 +611,9 @@ int ptx_parse_next_kernel(ptx_ctx *c, kernel_ir *k) {
     if (ptx_accept(c, ".shared")) {
       parse_shared(c, NULL, is_extern);
     } else if (ptx_is(c, ".global") || ptx_is(c, ".const")) {
-      ptx_fail(c, PTX_ERR_NOT_SUPPORTED, line, ptx_is(c, ".global") ? ".global" : ".const",
-               "module-scope %s variables are not supported (no data segment yet)",
-               ptx_is(c, ".global") ? ".global" : ".const");
+      int is_const = ptx_is(c, ".const");
+      ptx_next(c);
+      parse_global(c, is_const, is_extern);
     } else if (ptx_is(c, ".func")) {
       ptx_fail(c, PTX_ERR_NOT_SUPPORTED, line, ".func", "device functions (.func, call) are not supported");
     } else if (ptx_accept(c, ".file") || ptx_is(c, ".section") || ptx_accept(c, ".pragma")) {

@@ -319,11 +319,53 @@ int main(int argc, char **argv) {
     char t[512];
     snprintf(t, sizeof t, "%s.func f()\n{\nret;\n}\n", kHead);
     expect_error("device function", t, PTX_ERR_NOT_SUPPORTED, 4, ".func");
-    snprintf(t, sizeof t, "%s.global .u32 counter;\n", kHead);
-    expect_error("global variable", t, PTX_ERR_NOT_SUPPORTED, 4, ".global");
+    snprintf(t, sizeof t, "%s.extern .global .u32 counter;\n", kHead);
+    expect_error("extern global variable", t, PTX_ERR_NOT_SUPPORTED, 4, ".global");
     expect_error("not PTX", "hello world\n", PTX_ERR_INVALID_PTX, 1, "");
     snprintf(t, sizeof t, "%s", kHead);
     expect_error("no kernel", t, PTX_ERR_INVALID_PTX, 4, "");
+  }
+  // module variables: the data segment, its initial bytes, the relocated references
+  {
+    char t[1024];
+    snprintf(t, sizeof t,
+             "%s.global .align 4 .u32 counter = 7;\n.const .align 4 .b8 tab[8] = {1, 2, 3, 4, 5, 6, 7, 8};\n"
+             ".global .align 8 .u64 big = -2;\n"
+             ".visible .entry k(.param .u64 k_p0)\n{\n.reg .b32 %%r<5>;\n.reg .b64 %%rd<5>;\n"
+             "ld.global.u32 %%r1, [counter];\nld.const.u32 %%r2, [tab+4];\nmov.u64 %%rd1, big;\n"
+             "add.s32 %%r3, %%r1, %%r2;\nst.global.u32 [counter], %%r3;\nst.u64 [%%rd1], %%rd1;\nret;\n}\n", kHead);
+    ptx_module *m = NULL;
+    ptx_error e;
+    ptx_status st = ptx_translate(t, strlen(t), NULL, &m, &e);
+    CHECK(st == PTX_OK, "module variables: %s line %d (%s)", ptx_status_name(st), e.line, e.message);
+    if (st == PTX_OK) {
+      const ptx_global *c = ptx_module_global(m, "counter"), *tb = ptx_module_global(m, "tab"),
+                       *bg = ptx_module_global(m, "big");
+      CHECK(m->num_globals == 3 && c && tb && bg, "three globals");
+      CHECK(c && c->offset == 0 && c->size == 4 && !c->is_const, "counter at 0, 4 bytes");
+      CHECK(tb && tb->offset == 4 && tb->size == 8 && tb->is_const, "tab at 4, 8 bytes, .const");
+      CHECK(bg && bg->offset == 16 && bg->size == 8, "big at 16 (aligned 8)");
+      CHECK(m->data_bytes == 24 && m->data[0] == 7 && m->data[4] == 1 && m->data[11] == 8 &&
+            m->data[16] == 0xFE && m->data[23] == 0xFF, "initial bytes");
+      CHECK(m->num_relocs == 4, "four references (ld, ld, mov, st), got %u", m->num_relocs);
+      // relocated for a segment at 0x12345800: every lui/addi pair now adds up to VA + offset
+      uint8_t *code = malloc(m->code_bytes);
+      memcpy(code, m->code, m->code_bytes);
+      ptx_module_relocate(m, code, 0x12345800u);
+      for (uint32_t i = 0; i < m->num_relocs; ++i) {
+        uint32_t w0, w1, at = m->relocs[i].code_offset;
+        memcpy(&w0, code + at, 4);
+        memcpy(&w1, code + at + 4, 4);
+        uint32_t va = (w0 & 0xFFFFF000u) + (uint32_t)((int32_t)w1 >> 20);
+        CHECK((w0 & 0x7F) == 0x37 && (w1 & 0x7F) == 0x13, "reference %u is lui + addi", i);
+        CHECK(va == 0x12345800u + m->relocs[i].data_offset, "reference %u: 0x%08x", i, va);
+      }
+      free(code);
+      printf("%-28s -> PTX_OK, %u bytes of data, %u references\n", "module variables", m->data_bytes, m->num_relocs);
+      ptx_module_free(m);
+    }
+    snprintf(t, sizeof t, "%s.global .align 8 .u64 p = generic(q);\n", kHead);
+    expect_error("address initialiser", t, PTX_ERR_NOT_SUPPORTED, 4, ".global");
   }
   // arguments
   {

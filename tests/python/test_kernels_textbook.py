@@ -512,6 +512,71 @@ def run_kernel(k):
     return ins, got
 
 
+CONV_N = 500
+CONV_CONST = r"""
+__constant__ float c_weights[9];
+__device__ unsigned int d_positive;
+__device__ int d_bias[4] = {10, -20, 30, -40};
+extern "C" __global__ void conv_const(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s = 0.0f;
+    for (int k = -4; k <= 4; ++k) {
+      int j = min(max(i + k, 0), n - 1);
+      s = fmaf(c_weights[k + 4], in[j], s);
+    }
+    out[i] = s + (float)d_bias[i & 3];
+    if (s > 0.0f) atomicAdd(&d_positive, 1u);
+  }
+}"""
+
+
+def module_variables():
+    """__constant__ and __device__ variables: cuModuleGetGlobal gives their addresses and sizes,
+    cuMemcpyHtoD fills the constant weights, the kernel reads them and an initialised table and
+    counts into a device variable; returns [outputs, the counter]."""
+    mod, fn = load(nvrtc_ptx(CONV_CONST, "conv_const"), "conv_const")
+    wp, wbytes = ok(cu.cuModuleGetGlobal(mod, b"c_weights"), "cuModuleGetGlobal(c_weights)")
+    cp, cbytes = ok(cu.cuModuleGetGlobal(mod, b"d_positive"), "cuModuleGetGlobal(d_positive)")
+    bp, bbytes = ok(cu.cuModuleGetGlobal(mod, b"d_bias"), "cuModuleGetGlobal(d_bias)")
+    check("cuModuleGetGlobal: the sizes of c_weights, d_positive, d_bias are 36, 4, 16",
+          (wbytes, cbytes, bbytes) == (36, 4, 16), repr((wbytes, cbytes, bbytes)))
+    check("cuModuleGetGlobal of a name the module lacks -> CUDA_ERROR_NOT_FOUND",
+          cu.cuModuleGetGlobal(mod, b"no_such_variable")[0] == cu.CUresult.CUDA_ERROR_NOT_FOUND)
+    bias = from_device(bp, 4)
+    check("d_bias holds its initial values", bias.tolist() == [10, -20, 30, -40], repr(bias))
+    w = floats(9, 31, -1.0, 1.0)
+    ok(cu.cuMemcpyHtoD(wp, w, w.nbytes), "cuMemcpyHtoD(c_weights)")
+    ok(cu.cuMemsetD32(cp, 0, 1), "cuMemsetD32(d_positive)")
+    x = floats(CONV_N, 32)
+    dx, dout = to_device(x), to_device(np.zeros(CONV_N, dtype=np.float32))
+    boxed, params = pointer_array([dx, dout, np.int32(CONV_N)])
+    ok(cu.cuLaunchKernel(fn, (CONV_N + 127) // 128, 1, 1, 128, 1, 1, 0, 0, params.ctypes.data, 0), "cuLaunchKernel")
+    ok(cu.cuCtxSynchronize(), "cuCtxSynchronize(conv_const)")
+    out = from_device(dout, CONV_N, np.float32)
+    count = from_device(cp, 1, np.uint32)
+    # the host's answer: the same fmaf chain in float32 (numpy has no fma: float64 products are exact,
+    # one rounding per step as fmaf does)
+    want = np.empty(CONV_N, dtype=np.float32)
+    pos = 0
+    for i in range(CONV_N):
+        acc = np.float32(0)
+        for k in range(-4, 5):
+            j = min(max(i + k, 0), CONV_N - 1)
+            acc = np.float32(float(w[k + 4]) * float(x[j]) + float(acc))
+        pos += acc > 0
+        want[i] = np.float32(acc + np.float32([10, -20, 30, -40][i & 3]))
+    check("conv_const: %d outputs equal the host's fmaf chain" % CONV_N, np.array_equal(out, want),
+          "first difference at %s" % np.flatnonzero(out != want)[:3])
+    check("conv_const: the device counter holds %d" % pos, int(count[0]) == pos, repr(count))
+    for d in (dx, dout):
+        ok(cu.cuMemFree(d))
+    check("cuMemFree of a module variable -> CUDA_ERROR_INVALID_VALUE",
+          cu.cuMemFree(cp)[0] == cu.CUresult.CUDA_ERROR_INVALID_VALUE)
+    ok(cu.cuModuleUnload(mod))
+    return [out, count]
+
+
 def digest(arr):
     return hashlib.sha256(np.ascontiguousarray(arr).tobytes()).hexdigest()[:32]
 
@@ -572,6 +637,13 @@ def textbook(record_to=None, only=None):
             lines.append("%s %s" % (key, digest(g)))
             if record_to is None:
                 check("%s: output %d is NVIDIA's, bit for bit" % (k.name, j), rec.get(key) == digest(g),
+                      "(recorded %s, got %s)" % (rec.get(key, "nothing"), digest(g)))
+    if not only or only == "conv_const":
+        for j, g in enumerate(module_variables()):
+            key = "conv_const.%d" % j
+            lines.append("%s %s" % (key, digest(g)))
+            if record_to is None:
+                check("conv_const: output %d is NVIDIA's, bit for bit" % j, rec.get(key) == digest(g),
                       "(recorded %s, got %s)" % (rec.get(key, "nothing"), digest(g)))
     ok(cu.cuCtxDestroy(ctx))
     if record_to:

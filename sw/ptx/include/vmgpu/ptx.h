@@ -66,6 +66,21 @@ typedef struct ptx_line_entry {
   int line;
 } ptx_line_entry;
 
+// A module-scope .global or .const variable in the module's data segment (ptx_module.data).
+typedef struct ptx_global {
+  char name[96];
+  uint32_t offset, size;   // in the data segment
+  int is_const;            // declared .const (kernels only read it; the host may write it)
+} ptx_global;
+
+// Where the code takes a variable's address: a lui at code_offset and an addi after it, holding
+// data_offset as if the data segment were at VA 0. Whoever loads the module adds the segment's VA
+// to both words (ptx_module_relocate).
+typedef struct ptx_reloc {
+  uint32_t code_offset;
+  uint32_t data_offset;
+} ptx_reloc;
+
 typedef struct ptx_module {
   uint8_t *code;           // RV32IM machine code, position-independent, little-endian
   uint32_t code_bytes;
@@ -76,6 +91,12 @@ typedef struct ptx_module {
   int address_size;        // 32 or 64
   ptx_line_entry *lines;   // the line map, sorted by code_offset, every kernel's code in it
   uint32_t num_lines;
+  uint8_t *data;           // the initial bytes of the .global/.const variables (data_bytes)
+  uint32_t data_bytes;     // 0: the module has none
+  ptx_global *globals;
+  uint32_t num_globals;
+  ptx_reloc *relocs;       // the code's references to the data segment
+  uint32_t num_relocs;
 } ptx_module;
 
 typedef struct ptx_options {
@@ -93,6 +114,9 @@ const ptx_kernel *ptx_module_kernel(const ptx_module *m, const char *name);
 const char *ptx_status_name(ptx_status s);
 // The PTX line the code at byte `code_offset` of m->code came from; 0 outside the code.
 int ptx_module_line_of(const ptx_module *m, uint32_t code_offset);
+// Patches a copy of the module's code (code, code_bytes long) for a data segment at data_va.
+void ptx_module_relocate(const ptx_module *m, uint8_t *code, uint32_t data_va);
+const ptx_global *ptx_module_global(const ptx_module *m, const char *name);
 
 #ifdef __cplusplus
 }
