@@ -297,6 +297,7 @@ static void parse_global(ptx_ctx *c, int is_const, int is_extern) {
     ptx_expect(c, "]");
   }
   if (!align) align = el;
+  if (n == 0) ptx_fail(c, PTX_ERR_NOT_SUPPORTED, line, what, "%s %s has no bytes", what, name);
   if (n * el > (1u << 24)) ptx_fail(c, PTX_ERR_NOT_SUPPORTED, line, what, "%s %s is larger than 16 MiB", what, name);
   uint32_t bytes = (uint32_t)(n * el), off = align_up((uint32_t)c->data_bytes, align);
   c->data = ptx_grow(c, c->data, &c->cap_data, (int)(off + bytes), 1);
