@@ -294,6 +294,18 @@ static void put_hi(cg *g, int vr, int r) {
 
 static int is_b64_reg(cg *g, const opnd *o) { return o->kind == O_REG && hi_vreg(g, o->reg) >= 0; }
 
+// dlo:dhi = (slo:shi ^ s) - s over the pair, s all ones or 0: the pair negated where s is all
+// ones (abs, and the sign fixes of division and conversion). `borrow` is a scratch register.
+static void neg_where64(cg *g, int dlo, int dhi, int slo, int shi, int s, int borrow) {
+  emit(g, rv_op(RV_XOR, dlo, slo, s));
+  emit(g, rv_op(RV_XOR, dhi, shi, s));
+  emit(g, rv_op(RV_SLTU, borrow, dlo, s));
+  emit(g, rv_op(RV_SUB, dlo, dlo, s));
+  emit(g, rv_op(RV_SUB, dhi, dhi, s));
+  emit(g, rv_op(RV_SUB, dhi, dhi, borrow));
+}
+
+
 // Zero-extends the low 16 bits (a 16-bit register's canonical form).
 static void zext16(cg *g, int rd, int rs) {
   emit(g, rv_slli(rd, rs, 16));
@@ -515,12 +527,7 @@ static void gen_cvt_f32_64(cg *g, int d, int is_signed, uint32_t rm) {
   uint32_t m = rm;
   if (is_signed) {  // |x| into S2:S0, the sign in FS2's sign bit
     emit(g, rv_srai(SD, S2, 31));
-    emit(g, rv_op(RV_XOR, S0, S0, SD));
-    emit(g, rv_op(RV_XOR, S2, S2, SD));
-    emit(g, rv_op(RV_SLTU, T0, S0, SD));
-    emit(g, rv_op(RV_SUB, S0, S0, SD));
-    emit(g, rv_op(RV_SUB, S2, S2, SD));
-    emit(g, rv_op(RV_SUB, S2, S2, T0));
+    neg_where64(g, S0, S2, S0, S2, SD, T0);
     emit(g, rv_fop(RV_FMV_W_X, FS2, SD, 0, 0));
     if (rm == RV_RDN || rm == RV_RUP) {  // RDN (2) and RUP (3) differ in bit 0
       emit(g, rv_opi(RV_ANDI, T0, SD, 1));
@@ -1472,13 +1479,8 @@ static void gen_unary64(cg *g) {
   // abs: x ^ s - s with s the sign (all ones or 0), over both words
   int ah = src_hi(g, a, S1);
   emit(g, rv_srai(SD, ah, 31));
-  emit(g, rv_op(RV_XOR, T1, ah, SD));     // high word ^ s
   int al = src(g, a, S0);
-  emit(g, rv_op(RV_XOR, T0, al, SD));     // low word ^ s
-  emit(g, rv_op(RV_SLTU, S2, T0, SD));    // borrow of (low ^ s) - s
-  emit(g, rv_op(RV_SUB, T0, T0, SD));
-  emit(g, rv_op(RV_SUB, T1, T1, SD));
-  emit(g, rv_op(RV_SUB, T1, T1, S2));
+  neg_where64(g, T0, T1, al, ah, SD, S2);
   put(g, d, T0);
   if (in->hi_live & 1) put_hi(g, d, T1);
 }
@@ -1749,13 +1751,8 @@ static void gen_div64(cg *g, tinfo t) {
   // |b| (or b) to the stack; for .s64 the signs: bit 0 the quotient's, bit 1 the remainder's
   int bh = src_hi(g, b, S1), bl = src(g, b, S0);
   if (t.is_signed) {
-    emit(g, rv_srai(SD, bh, 31));              // |b| = (b ^ s) - s over the pair
-    emit(g, rv_op(RV_XOR, T0, bl, SD));
-    emit(g, rv_op(RV_XOR, T1, bh, SD));
-    emit(g, rv_op(RV_SLTU, S2, T0, SD));
-    emit(g, rv_op(RV_SUB, T0, T0, SD));
-    emit(g, rv_op(RV_SUB, T1, T1, SD));
-    emit(g, rv_op(RV_SUB, T1, T1, S2));
+    emit(g, rv_srai(SD, bh, 31));              // |b|
+    neg_where64(g, T0, T1, bl, bh, SD, S2);
     emit(g, rv_store(2, T0, RV_SP, dlo));
     emit(g, rv_store(2, T1, RV_SP, dhi));
     emit(g, rv_op(RV_OR, T0, bl, bh));
@@ -1769,12 +1766,7 @@ static void gen_div64(cg *g, tinfo t) {
     emit(g, rv_op(RV_OR, SD, SD, S2));
     emit(g, rv_store(2, SD, RV_SP, sgn));
     emit(g, rv_srai(S2, ah, 31));              // |a| into S1:S0
-    emit(g, rv_op(RV_XOR, S0, al, S2));
-    emit(g, rv_op(RV_XOR, S1, ah, S2));
-    emit(g, rv_op(RV_SLTU, T0, S0, S2));
-    emit(g, rv_op(RV_SUB, S0, S0, S2));
-    emit(g, rv_op(RV_SUB, S1, S1, S2));
-    emit(g, rv_op(RV_SUB, S1, S1, T0));
+    neg_where64(g, S0, S1, al, ah, S2, T0);
   } else {
     emit(g, rv_store(2, bl, RV_SP, dlo));
     emit(g, rv_store(2, bh, RV_SP, dhi));
@@ -1826,12 +1818,7 @@ static void gen_div64(cg *g, tinfo t) {
     emit(g, rv_opi(RV_ANDI, SD, SD, is_rem ? 2 : 1));
     emit(g, rv_op(RV_SLTU, SD, RV_ZERO, SD));
     emit(g, rv_op(RV_SUB, SD, RV_ZERO, SD));   // all ones where the result is negative
-    emit(g, rv_op(RV_XOR, S0, S0, SD));
-    emit(g, rv_op(RV_XOR, S1, S1, SD));
-    emit(g, rv_op(RV_SLTU, T0, S0, SD));
-    emit(g, rv_op(RV_SUB, S0, S0, SD));
-    emit(g, rv_op(RV_SUB, S1, S1, SD));
-    emit(g, rv_op(RV_SUB, S1, S1, T0));
+    neg_where64(g, S0, S1, S0, S1, SD, T0);
   }
   put(g, d, S0);
   if (in->hi_live & 1) put_hi(g, d, S1);

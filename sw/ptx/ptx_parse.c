@@ -212,6 +212,18 @@ static void parse_array_decl(ptx_ctx *c, const char *what, char *name, size_t nn
 
 static uint32_t align_up(uint32_t v, uint32_t a) { return a ? (v + a - 1) / a * a : v; }
 
+// A module-scope symbol every kernel sees (shared arrays, .global/.const variables); its index.
+static int add_msym(ptx_ctx *c, const char *name, enum sym_kind kind, uint32_t value, uint32_t size, int line) {
+  c->msyms = ptx_grow(c, c->msyms, &c->cap_msyms, c->nmsyms + 1, sizeof(sym));
+  sym *s = &c->msyms[c->nmsyms];
+  snprintf(s->name, sizeof s->name, "%s", name);
+  s->kind = kind;
+  s->value = value;
+  s->size = size;
+  s->line = line;
+  return c->nmsyms++;
+}
+
 // A module- or kernel-scope .shared array: placed in the window after the ones before it.
 static void parse_shared(ptx_ctx *c, kernel_ir *k, int is_extern) {
   int line = c->cur.line;
@@ -222,14 +234,7 @@ static void parse_shared(ptx_ctx *c, kernel_ir *k, int is_extern) {
   if (is_extern || unsized) {
     // dynamic shared memory: its offset is known once every static array is placed; the
     // symbol's value is fixed up at the end of the kernel (static bytes, aligned to 16)
-    c->msyms = ptx_grow(c, c->msyms, &c->cap_msyms, c->nmsyms + 1, sizeof(sym));
-    sym *s = &c->msyms[c->nmsyms];
-    snprintf(s->name, sizeof s->name, "%s", name);
-    s->kind = SYM_SHARED;
-    s->value = UINT32_MAX;
-    s->size = 0;
-    s->line = line;
-    c->dyn_shared_sym = c->nmsyms++;
+    c->dyn_shared_sym = add_msym(c, name, SYM_SHARED, UINT32_MAX, 0, line);
     if (k) {
       add_sym(c, k, name, SYM_SHARED, UINT32_MAX, 0, line);
       k->has_dynamic_shared = 1;
@@ -244,13 +249,7 @@ static void parse_shared(ptx_ctx *c, kernel_ir *k, int is_extern) {
   if (k) {
     add_sym(c, k, name, SYM_SHARED, off, bytes, line);
   } else {
-    c->msyms = ptx_grow(c, c->msyms, &c->cap_msyms, c->nmsyms + 1, sizeof(sym));
-    sym *s = &c->msyms[c->nmsyms++];
-    snprintf(s->name, sizeof s->name, "%s", name);
-    s->kind = SYM_SHARED;
-    s->value = off;
-    s->size = bytes;
-    s->line = line;
+    add_msym(c, name, SYM_SHARED, off, bytes, line);
   }
 }
 
@@ -322,13 +321,7 @@ static void parse_global(ptx_ctx *c, int is_const, int is_extern) {
     }
   }
   ptx_expect(c, ";");
-  c->msyms = ptx_grow(c, c->msyms, &c->cap_msyms, c->nmsyms + 1, sizeof(sym));
-  sym *sy = &c->msyms[c->nmsyms++];
-  snprintf(sy->name, sizeof sy->name, "%s", name);
-  sy->kind = SYM_GLOBAL;
-  sy->value = off;
-  sy->size = bytes;
-  sy->line = line;
+  add_msym(c, name, SYM_GLOBAL, off, bytes, line);
   c->globals = ptx_grow(c, c->globals, &c->cap_globals, c->nglobals + 1, sizeof(ptx_global));
   ptx_global *gl = &c->globals[c->nglobals++];
   snprintf(gl->name, sizeof gl->name, "%s", name);
