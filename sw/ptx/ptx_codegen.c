@@ -1284,6 +1284,36 @@ static void gen_st(cg *g) {
 }
 
 // atom.space.op.type d, [a], b [, c]  and  red.space.op.type [a], b
+// atom.inc.u32 / atom.dec.u32 (and red): a compare-and-swap loop (Zacas amocas.w), as the unit
+// has no wrapping increment; inc: old >= b ? 0 : old + 1, dec: old == 0 || old > b ? b : old - 1.
+// d gets the old word. `base` holds the address.
+static void gen_atom_incdec(cg *g, int is_red, int base, int is_inc) {
+  const insn *in = g->in;
+  mv(g, S1, src(g, &in->o[is_red ? 1 : 2], S1));
+  int loop = g->n;
+  emit(g, rv_load(2, T0, base, 0));                   // the word now
+  if (is_inc) {
+    emit(g, rv_op(RV_SLTU, SD, T0, S1));              // old < b: old + 1, else 0
+    emit(g, rv_opi(RV_ADDI, T1, T0, 1));
+    emit(g, rv_op(RV_SUB, SD, RV_ZERO, SD));
+    emit(g, rv_op(RV_AND, T1, T1, SD));
+  } else {
+    emit(g, rv_opi(RV_ADDI, T1, T0, -1));
+    emit(g, rv_op(RV_SLTU, SD, S1, T0));              // b < old
+    emit(g, rv_opi(RV_SLTIU, S0, T0, 1));             // old == 0
+    emit(g, rv_op(RV_OR, SD, SD, S0));                // then b
+    emit(g, rv_op(RV_SUB, SD, RV_ZERO, SD));
+    emit(g, rv_op(RV_XOR, S0, S1, T1));
+    emit(g, rv_op(RV_AND, S0, S0, SD));
+    emit(g, rv_op(RV_XOR, T1, T1, S0));
+  }
+  mv(g, S0, T0);
+  emit(g, rv_amo(5, S0, base, T1));                   // amocas.w: stored where the word is still T0
+  emit(g, rv_b((loop - g->n) * 4, T0, S0, 1));        // bne S0, T0: another lane came first
+  g->flags |= PTX_KERNEL_NEEDS_ATOMICS;
+  if (!is_red) put(g, dst_vreg(g, &in->o[0]), T0);
+}
+
 static void gen_fatom_add(cg *g, int is_red, int base);
 static void gen_atom(cg *g) {
   const insn *in = g->in;
@@ -1309,6 +1339,19 @@ static void gen_atom(cg *g) {
     return;
   }
   if (t.bits != 32) fail(g, PTX_ERR_NOT_SUPPORTED, "%d-bit atomics are not supported", t.bits);
+  if (insn_has(in, "inc") || insn_has(in, "dec")) {
+    if (strcmp(insn_type(in), "u32")) fail(g, PTX_ERR_INVALID_PTX, "%s: inc and dec take .u32", in->text);
+    need_opnds(g, is_red ? 2 : 3);
+    int base;
+    int32_t off;
+    mem_addr(g, &in->o[is_red ? 0 : 1], "global", S2, 0, &base, &off);
+    if (off) {
+      emit(g, rv_opi(RV_ADDI, S2, base, off));
+      base = S2;
+    }
+    gen_atom_incdec(g, is_red, base, insn_has(in, "inc"));
+    return;
+  }
   uint32_t f5;
   int cas = 0;
   if (insn_has(in, "add")) f5 = 0;

@@ -309,7 +309,8 @@ int main(int argc, char **argv) {
   expect_body_ok("cvt from s64 and u64", "cvt.rn.f32.s64 %f1, %rd1; cvt.rm.f32.s64 %f2, %rd1; cvt.rz.f32.u64 %f3, %rd2; st.global.f32 [%rd4], %f1;");
   expect_body_ok("cvt to s64 and u64", "cvt.rzi.s64.f32 %rd1, %f1; cvt.rni.u64.f32 %rd2, %f1; st.global.u64 [%rd4], %rd1; st.global.u64 [%rd4+8], %rd2;");
   expect_body_error("cvt to u16", "cvt.rzi.u16.f32 %r1, %f1;", PTX_ERR_NOT_SUPPORTED, "cvt.rzi.u16.f32");
-  expect_body_error("atom.inc", "atom.global.inc.u32 %r1, [%rd1], 5;", PTX_ERR_NOT_SUPPORTED, "atom.global.inc.u32");
+  expect_body_ok("atom.inc and atom.dec", "atom.global.inc.u32 %r1, [%rd1], 5; atom.global.dec.u32 %r2, [%rd1+4], %r1; red.global.inc.u32 [%rd1], 7;");
+  expect_body_error("atom.inc of s32", "atom.global.inc.s32 %r1, [%rd1], 5;", PTX_ERR_INVALID_PTX, "atom.global.inc.s32");
   expect_body_error("saturating add", "add.sat.s32 %r1, %r2, %r3;", PTX_ERR_NOT_SUPPORTED, "add.sat.s32");
   expect_body_error("bar.sync with count", "bar.sync 1, 64;", PTX_ERR_NOT_SUPPORTED, "bar.sync");
   expect_body_error("unsupported sreg", "mov.u32 %r1, %smid;", PTX_ERR_NOT_SUPPORTED, "mov.u32");

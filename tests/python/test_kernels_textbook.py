@@ -465,8 +465,48 @@ extern "C" __global__ void float2ll(const float *a, long long *out, int n) {
   }
 }""", [("in", F2LL_IN), ("out", np.int64, 8 * len(F2LL_IN)), np.int32(len(F2LL_IN))], (1, 1, 1), (64, 1, 1))
 
+ATOMIC_INIT = np.array([0, 0, 0, 0xFFFFFFFF, 0, 0, 0xFF, 0, 0, 0, 3], dtype=np.uint32)
+ATOMICS_SAMPLE = K("atomics_sample", r"""
+extern "C" __global__ void atomics_sample(unsigned *g) {
+  unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+  atomicAdd(&g[0], 10u);
+  atomicSub(&g[1], 10u);
+  atomicMax(&g[2], tid);
+  atomicMin(&g[3], tid);
+  atomicInc(&g[4], 17u);
+  atomicDec(&g[5], 137u);
+  atomicAnd(&g[6], 2u * tid + 7u);
+  atomicOr(&g[7], 1u << (tid % 32u));
+  atomicXor(&g[8], tid);
+  atomicExch(&g[9], 5u);
+  atomicInc(&g[10], 0u);
+}""", [("inout", ATOMIC_INIT.copy())], (4, 1, 1), (128, 1, 1))
+
+
+def atomics_ref(ins):
+    """The sample's final words: every operation is the same for all threads or commutes."""
+    n = 512
+    g = [int(x) for x in ATOMIC_INIT]
+    g[0] = (g[0] + 10 * n) & 0xFFFFFFFF
+    g[1] = (g[1] - 10 * n) & 0xFFFFFFFF
+    g[2] = n - 1
+    g[3] = 0
+    for _ in range(n):
+        g[4] = 0 if g[4] >= 17 else g[4] + 1
+        g[5] = 137 if g[5] == 0 or g[5] > 137 else g[5] - 1
+        g[10] = 0 if g[10] >= 0 else g[10] + 1
+    for t in range(n):
+        g[6] &= 2 * t + 7
+        g[7] |= 1 << (t % 32)
+        g[8] ^= t
+    g[9] = 5
+    return [np.array(g, dtype=np.uint32)]
+
+
+ATOMICS_SAMPLE.ref = atomics_ref
+
 KERNELS = [SAXPY, MATMUL, MATMUL_TILED, DOT, MANDEL, STENCIL, TRANSPOSE, HISTO, COUNTIF, DIVERGENT, INT64, BITS,
-           FATOMIC, LONGLONG, UCHAR, DIVEDGE, DIV64, LL2F, F2LL]
+           FATOMIC, LONGLONG, UCHAR, DIVEDGE, DIV64, LL2F, F2LL, ATOMICS_SAMPLE]
 
 
 # ---------------------------------------------------------------------------- running them
