@@ -584,6 +584,25 @@ static int check_arg_types(const vcc_meta *m, strbuf *log)
     return 0;
 }
 
+/* Appends a kernel_arg_base_type to b with each vector written as clang's metadata spells it,
+ * "float __attribute__((ext_vector_type(4)))", turned back into the OpenCL C type "float4":
+ * the attribute form is valid only in a typedef, and a pointer argument's base type keeps it
+ * (e.g. `__global float16 *`, or a typedef of a vector). */
+static void sb_add_base_type(strbuf *b, const char *t)
+{
+    static const char attr[] = " __attribute__((ext_vector_type(";
+    const char *v;
+    while ((v = strstr(t, attr)) != NULL) {
+        const char *n = v + sizeof attr - 1;
+        char *end;
+        long lanes = strtol(n, &end, 10);
+        if (end == n || strncmp(end, ")))", 3) != 0) break;
+        sb_add(b, "%.*s%ld", (int)(v - t), t, lanes);
+        t = end + 3;
+    }
+    sb_add(b, "%s", t);
+}
+
 /* The generated code of pass 2: per kernel its argument struct, trampoline and layout table. */
 static char *trampolines(const vcc_meta *m)
 {
@@ -597,9 +616,11 @@ static char *trampolines(const vcc_meta *m)
                 const vcc_arg *g = &k->args[a];
                 const char *as = g->as == VCC_AS_GLOBAL ? "__global " : g->as == VCC_AS_CONSTANT ? "__constant "
                                  : g->as == VCC_AS_LOCAL ? "__local " : "";
-                /* pointers: the base type (a typedef of a pointer resolved); values: the type as
-                 * written (in scope here; the base type spells vectors as attributes) */
-                sb_add(&b, "  %s%s __vmgpu_a%u;\n", as, g->as != VCC_AS_PRIVATE && g->base ? g->base : g->type, a);
+                /* pointers: the base type (a typedef of a pointer resolved), vectors in it
+                 * spelled as types again; values: the type as written (in scope here) */
+                sb_add(&b, "  %s", as);
+                sb_add_base_type(&b, g->as != VCC_AS_PRIVATE && g->base ? g->base : g->type);
+                sb_add(&b, " __vmgpu_a%u;\n", a);
             }
             sb_add(&b, "};\n");
         }

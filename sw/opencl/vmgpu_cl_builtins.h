@@ -99,6 +99,63 @@ __VMCL_INL void mem_fence(cl_mem_fence_flags flags)
 __VMCL_INL void read_mem_fence(cl_mem_fence_flags flags) { mem_fence(flags); }
 __VMCL_INL void write_mem_fence(cl_mem_fence_flags flags) { mem_fence(flags); }
 
+/* ------------------------------------------ async copies, global <-> local */
+
+/* The work-group copies together: work-item k moves elements k, k + L, k + 2L, ... (L the
+ * group's size, k its linear local id), a plain load and store each. So a copy is done when
+ * every work-item has done its share, and wait_group_events is a barrier, after which each sees
+ * all of it (the spec has every work-item of the group make the same calls). The event given
+ * back is the one passed in: the copy needs nothing more to complete. prefetch is a hint; the
+ * unit has no cache to fill. */
+__VMCL_INL size_t __vmcl_local_linear_id(void)
+{
+    return (get_local_id(2) * get_local_size(1) + get_local_id(1)) * get_local_size(0) + get_local_id(0);
+}
+__VMCL_INL size_t __vmcl_local_count(void) { return get_local_size(0) * get_local_size(1) * get_local_size(2); }
+__VMCL_OLI void wait_group_events(int num_events, event_t *event_list)
+{
+    (void)num_events;
+    (void)event_list;
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+}
+#define __VMCL_ASYNC(T)                                                                    \
+    __VMCL_OLI event_t async_work_group_strided_copy(__local T *dst, const __global T *src,\
+                                                     size_t n, size_t stride, event_t e)   \
+    {                                                                                      \
+        for (size_t i_ = __vmcl_local_linear_id(); i_ < n; i_ += __vmcl_local_count())     \
+            dst[i_] = src[i_ * stride];                                                    \
+        return e;                                                                          \
+    }                                                                                      \
+    __VMCL_OLI event_t async_work_group_strided_copy(__global T *dst, const __local T *src,\
+                                                     size_t n, size_t stride, event_t e)   \
+    {                                                                                      \
+        for (size_t i_ = __vmcl_local_linear_id(); i_ < n; i_ += __vmcl_local_count())     \
+            dst[i_ * stride] = src[i_];                                                    \
+        return e;                                                                          \
+    }                                                                                      \
+    __VMCL_OLI event_t async_work_group_copy(__local T *dst, const __global T *src, size_t n, event_t e) \
+    {                                                                                      \
+        return async_work_group_strided_copy(dst, src, n, 1, e);                           \
+    }                                                                                      \
+    __VMCL_OLI event_t async_work_group_copy(__global T *dst, const __local T *src, size_t n, event_t e) \
+    {                                                                                      \
+        return async_work_group_strided_copy(dst, src, n, 1, e);                           \
+    }                                                                                      \
+    __VMCL_OLI void prefetch(const __global T *p, size_t n)                                \
+    {                                                                                      \
+        (void)p;                                                                           \
+        (void)n;                                                                           \
+    }
+__VMCL_ASYNC(char)
+__VMCL_ASYNC(uchar)
+__VMCL_ASYNC(short)
+__VMCL_ASYNC(ushort)
+__VMCL_ASYNC(int)
+__VMCL_ASYNC(uint)
+__VMCL_ASYNC(long)
+__VMCL_ASYNC(ulong)
+__VMCL_ASYNC(float)
+
 /* -------------------------------------------------------------- atomics */
 
 /* RV32A AMOs written as .insn so that they assemble whatever -march says (an AMO is an
@@ -517,6 +574,19 @@ __VMCL_OLI float bitselect(float a, float b, float c)
 {
     return as_float((as_uint(a) & ~as_uint(c)) | (as_uint(b) & as_uint(c)));
 }
+
+/* the async copies' vector forms */
+#define __VMCL_ASYNC_V(T, n) __VMCL_ASYNC(T##n)
+#define __VMCL_ASYNC_ALL(T) __VMCL_ALLN(__VMCL_ASYNC_V, T)
+__VMCL_ASYNC_ALL(char)
+__VMCL_ASYNC_ALL(uchar)
+__VMCL_ASYNC_ALL(short)
+__VMCL_ASYNC_ALL(ushort)
+__VMCL_ASYNC_ALL(int)
+__VMCL_ASYNC_ALL(uint)
+__VMCL_ASYNC_ALL(long)
+__VMCL_ASYNC_ALL(ulong)
+__VMCL_ASYNC_ALL(float)
 
 /* ---------------------------------------------------------- vload, vstore */
 
