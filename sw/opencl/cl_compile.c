@@ -792,6 +792,13 @@ int vcc_compile(const char *src, const char *opts, unsigned nh, const char *cons
     av_add(&a, "cl");
     av_add(&a, "-Xclang");
     av_add(&a, "-ffake-address-space-map");
+    /* The device reports CL_DEVICE_IMAGE_SUPPORT (images as memory objects), and OpenCL C then
+     * defines __IMAGE_SUPPORT__ (clang leaves it to the implementation). A kernel that takes an
+     * image is still refused by name (check_arg_types). Both found by the CTS's basic
+     * kernel_numeric_constants and kernel_preprocessor_macros. */
+    av_add(&a, "-D__IMAGE_SUPPORT__=1");
+    /* The device's OpenCL version, which clang defines only for SPIR targets. */
+    av_add(&a, "-D__OPENCL_VERSION__=120");
     if (wants_vectors(src, nh)) av_add(&a, "-D__VMCL_VECTORS");
     av_add(&a, "-include");
     av_add(&a, f_hdr);

@@ -407,15 +407,21 @@ cl_int vcl_src_set_arg(cl_kernel k, cl_uint i, size_t size, const void *value)
     return CL_SUCCESS;
 }
 
+/* Where a __local argument starts: aligned to 128 bytes, the size of the largest built-in type
+ * (long16), so that a pointer to any type is aligned to its size, as OpenCL C requires (CTS
+ * basic kernel_memory_alignment_local checks it for every type up to long16). */
+#define VCL_LOCAL_ALIGN 128u
+static uint32_t local_align(uint32_t n) { return (n + VCL_LOCAL_ALIGN - 1) & ~(VCL_LOCAL_ALIGN - 1); }
+
 static uint32_t local_args_bytes(cl_kernel k)
 {
     uint32_t n = 0;
     for (unsigned i = 0; i < k->meta->nargs; i++)
-        if (k->meta->args[i].as == VCC_AS_LOCAL) n = ((n + 15) & ~15u) + k->pargs[i].local_bytes;
+        if (k->meta->args[i].as == VCC_AS_LOCAL) n = local_align(n) + k->pargs[i].local_bytes;
     return n;
 }
 
-static uint32_t static_local(cl_kernel k) { return (k->prog->img.shared_bytes + 15) & ~15u; }
+static uint32_t static_local(cl_kernel k) { return local_align(k->prog->img.shared_bytes); }
 
 static uint32_t kernel_wg_max(cl_kernel k)
 {
@@ -562,7 +568,7 @@ cl_int vcl_src_enqueue(cl_command_queue q, cl_kernel k, cl_uint dim, const size_
         uint32_t v;
         if (a->as == VCC_AS_LOCAL) {
             v = local_at;
-            local_at = ((local_at + k->pargs[i].local_bytes) + 15) & ~15u;
+            local_at = local_align(local_at + k->pargs[i].local_bytes);
         } else if (a->as == VCC_AS_GLOBAL || a->as == VCC_AS_CONSTANT) {
             cl_mem mem = k->pargs[i].mem;
             v = mem ? vcl_mem_kva(mem) : 0;

@@ -301,6 +301,21 @@ __VMCL_OLI int isnan(float x) { return (as_uint(x) & 0x7fffffffu) > 0x7f800000u;
 __VMCL_OLI int isinf(float x) { return (as_uint(x) & 0x7fffffffu) == 0x7f800000u; }
 __VMCL_OLI int isfinite(float x) { return (as_uint(x) & 0x7fffffffu) < 0x7f800000u; }
 __VMCL_OLI int signbit(float x) { return as_int(x) < 0; }
+__VMCL_OLI int isnormal(float x)
+{
+    uint e = (as_uint(x) >> 23) & 0xffu;
+    return e != 0 && e != 0xffu;
+}
+/* the comparisons as functions: false when either is NaN, but isnotequal and isunordered */
+__VMCL_OLI int isequal(float x, float y) { return x == y; }
+__VMCL_OLI int isnotequal(float x, float y) { return x != y; }
+__VMCL_OLI int isgreater(float x, float y) { return x > y; }
+__VMCL_OLI int isgreaterequal(float x, float y) { return x >= y; }
+__VMCL_OLI int isless(float x, float y) { return x < y; }
+__VMCL_OLI int islessequal(float x, float y) { return x <= y; }
+__VMCL_OLI int islessgreater(float x, float y) { return x < y || x > y; }
+__VMCL_OLI int isordered(float x, float y) { return !isnan(x) && !isnan(y); }
+__VMCL_OLI int isunordered(float x, float y) { return isnan(x) || isnan(y); }
 __VMCL_OLI float fmin(float x, float y) { return __builtin_fminf(x, y); }
 __VMCL_OLI float fmax(float x, float y) { return __builtin_fmaxf(x, y); }
 __VMCL_OLI float min(float x, float y) { return __builtin_fminf(x, y); }
@@ -424,14 +439,15 @@ __VMCL_OLI float fract(float x, __private float *ip)
     *ip = f;
     return isnan(x) ? x : isinf(x) ? copysign(0.0f, x) : fmin(x - f, 0x1.fffffep-1f);
 }
-__VMCL_OLI int isequal(float x, float y) { return x == y; }
-__VMCL_OLI int isnotequal(float x, float y) { return x != y; }
-__VMCL_OLI int isgreater(float x, float y) { return x > y; }
-__VMCL_OLI int isgreaterequal(float x, float y) { return x >= y; }
-__VMCL_OLI int isless(float x, float y) { return x < y; }
-__VMCL_OLI int islessequal(float x, float y) { return x <= y; }
-__VMCL_OLI int isordered(float x, float y) { return !isnan(x) && !isnan(y); }
-__VMCL_OLI int isunordered(float x, float y) { return isnan(x) || isnan(y); }
+/* the next float after x toward y: one step of the bit pattern (IEEE 754's nextUp/nextDown) */
+__VMCL_OLI float nextafter(float x, float y)
+{
+    if (isnan(x) || isnan(y)) return x + y;
+    if (x == y) return y;
+    if (x == 0.0f) return copysign(as_float(1u), y);
+    uint b = as_uint(x);
+    return as_float((x < y) == (x > 0.0f) ? b + 1u : b - 1u);
+}
 __VMCL_OLI float half_sqrt(float x) { return sqrt(x); }
 __VMCL_OLI float half_divide(float x, float y) { return x / y; }
 __VMCL_OLI float half_recip(float x) { return 1.0f / x; }
@@ -505,11 +521,17 @@ __VMCL_ALLN(__VMCL_V3, int, mad24, int) __VMCL_ALLN(__VMCL_V3, uint, mad24, uint
     __VMCL_OLI float##n mix(float##n x, float##n y, float a) { float##n r_; __VMCL_EACH(n, mix(x[i_], y[i_], a)) return r_; } \
     __VMCL_OLI float##n step(float e, float##n x) { float##n r_; __VMCL_EACH(n, step(e, x[i_])) return r_; } \
     __VMCL_OLI float##n smoothstep(float e0, float e1, float##n x) { float##n r_; __VMCL_EACH(n, smoothstep(e0, e1, x[i_])) return r_; }
+#define __VMCL_VREL2(I, n, F) \
+    __VMCL_OLI I##n F(float##n x, float##n y) { I##n r_; __VMCL_EACH(n, -F(x[i_], y[i_])) return r_; }
 #define __VMCL_VREL(I, n)                                                                  \
     __VMCL_OLI I##n isnan(float##n x) { I##n r_; __VMCL_EACH(n, -isnan(x[i_])) return r_; }           \
     __VMCL_OLI I##n isinf(float##n x) { I##n r_; __VMCL_EACH(n, -isinf(x[i_])) return r_; }           \
     __VMCL_OLI I##n isfinite(float##n x) { I##n r_; __VMCL_EACH(n, -isfinite(x[i_])) return r_; }     \
-    __VMCL_OLI I##n signbit(float##n x) { I##n r_; __VMCL_EACH(n, -signbit(x[i_])) return r_; }
+    __VMCL_OLI I##n signbit(float##n x) { I##n r_; __VMCL_EACH(n, -signbit(x[i_])) return r_; }     \
+    __VMCL_OLI I##n isnormal(float##n x) { I##n r_; __VMCL_EACH(n, -isnormal(x[i_])) return r_; }     \
+    __VMCL_VREL2(I, n, isequal) __VMCL_VREL2(I, n, isnotequal) __VMCL_VREL2(I, n, isgreater)         \
+    __VMCL_VREL2(I, n, isgreaterequal) __VMCL_VREL2(I, n, isless) __VMCL_VREL2(I, n, islessequal)    \
+    __VMCL_VREL2(I, n, islessgreater) __VMCL_VREL2(I, n, isordered) __VMCL_VREL2(I, n, isunordered)
 #define __VMCL_VFLOAT(n)                                                                   \
     __VMCL_V1(float, fabs, float, n) __VMCL_V2(float, copysign, float, n)                  \
     __VMCL_V2(float, fmin, float, n) __VMCL_V2(float, fmax, float, n)                      \
@@ -524,7 +546,7 @@ __VMCL_ALLN(__VMCL_V3, int, mad24, int) __VMCL_ALLN(__VMCL_V3, uint, mad24, uint
     __VMCL_V3(float, smoothstep, float, n) __VMCL_V1(float, sign, float, n)                \
     __VMCL_V1(float, trunc, float, n) __VMCL_V1(float, floor, float, n)                    \
     __VMCL_V1(float, ceil, float, n) __VMCL_V1(float, round, float, n)                     \
-    __VMCL_V1(float, rint, float, n) __VMCL_V2(float, fdim, float, n)                      \
+    __VMCL_V1(float, rint, float, n) __VMCL_V2(float, fdim, float, n) __VMCL_V2(float, nextafter, float, n)  \
     __VMCL_V1(float, radians, float, n) __VMCL_V1(float, degrees, float, n)                \
     __VMCL_VMIX(n) __VMCL_VREL(int, n)
 __VMCL_VFLOAT(2)
@@ -707,6 +729,45 @@ __VMCL_FRNDS(int, "fcvt.w.s")
 __VMCL_FRNDS(uint, "fcvt.wu.s")
 
 #endif /* __VMCL_VECTORS */
+
+/* ------------------------------------------ memcpy, memmove, memset (clang's libcalls) */
+/* clang calls these for a copy it does not expand inline: an array initialised from a string
+ * (`char s[] = __FILE__;`), a large struct assigned. The unit has one flat address space, so
+ * private pointers serve every address space. The C names are the header's own (asm labels
+ * give the symbols), so a program may still define a function called memcpy: its definition
+ * wins at the link over these weak ones. no_builtin keeps clang from turning the loops back
+ * into calls to themselves. */
+__attribute__((weak)) __private void *__vmcl_memcpy(__private void *d, __private const void *s,
+                                                                          size_t n) __asm__("memcpy");
+__attribute__((weak)) __private void *__vmcl_memmove(__private void *d, __private const void *s,
+                                                                            size_t n) __asm__("memmove");
+__attribute__((weak)) __private void *__vmcl_memset(__private void *d, int c, size_t n)
+    __asm__("memset");
+__attribute__((weak, no_builtin("memcpy"))) __private void *__vmcl_memcpy(__private void *d, __private const void *s,
+                                                                          size_t n)
+{
+    __private uchar *dp = (__private uchar *)d;
+    __private const uchar *sp = (__private const uchar *)s;
+    for (size_t i = 0; i < n; i++) dp[i] = sp[i];
+    return d;
+}
+__attribute__((weak, no_builtin("memmove"))) __private void *__vmcl_memmove(__private void *d, __private const void *s,
+                                                                            size_t n)
+{
+    __private uchar *dp = (__private uchar *)d;
+    __private const uchar *sp = (__private const uchar *)s;
+    if (dp < sp)
+        for (size_t i = 0; i < n; i++) dp[i] = sp[i];
+    else
+        for (size_t i = n; i > 0; i--) dp[i - 1] = sp[i - 1];
+    return d;
+}
+__attribute__((weak, no_builtin("memset"))) __private void *__vmcl_memset(__private void *d, int c, size_t n)
+{
+    __private uchar *dp = (__private uchar *)d;
+    for (size_t i = 0; i < n; i++) dp[i] = (uchar)c;
+    return d;
+}
 
 /* ------------------------------------ 64-bit division helpers (clang's RV32 libcalls) */
 

@@ -871,13 +871,67 @@ static void t_vector_args(void)
     clReleaseMemObject(I); clReleaseMemObject(O); clReleaseMemObject(V); clReleaseMemObject(S);
 }
 
+/* ----------------------------------- what the CTS's basic suite found missing (each once) */
+
+/* __OPENCL_VERSION__ and __IMAGE_SUPPORT__ (clang defines neither for this target), isnormal,
+ * islessgreater, nextafter, a string array copied by clang's memcpy libcall, and __local
+ * arguments aligned to 128 bytes (a long16's size) whatever comes before them. */
+static const char *k_cts_basics =
+    "__kernel void basics(__global int *o, __local char *a, __local long16 *b, __global char *s) {\n"
+    "  char str[] = \"the quick brown fox jumps over the lazy dog, twice\";\n"
+    "  if (get_global_id(0) != 0) return;\n"
+    "  for (int i = 0; i < (int)sizeof str; i++) s[i] = str[i];\n"
+    "  o[0] = __OPENCL_VERSION__;\n"
+    "#ifdef __IMAGE_SUPPORT__\n"
+    "  o[1] = __IMAGE_SUPPORT__;\n"
+    "#endif\n"
+    "  o[2] = isnormal(1.0f) + 2 * isnormal(0x1p-130f) + 4 * isnormal(INFINITY) + 8 * isnormal(MAXFLOAT);\n"
+    "  o[3] = islessgreater(1.0f, 2.0f) + 2 * islessgreater(NAN, 1.0f) + 4 * islessgreater(3.0f, 3.0f);\n"
+    "  o[4] = as_int(nextafter(1.0f, 2.0f)); o[5] = as_int(nextafter(0.0f, -1.0f));\n"
+    "  o[6] = as_int(nextafter(-1.0f, 0.0f)); o[7] = as_int(nextafter(MAXFLOAT, INFINITY));\n"
+    "  o[8] = (int)((size_t)a & 127); o[9] = (int)((size_t)b & 127);\n"
+    "  int4 r = islessgreater((float4)(1.0f, NAN, 2.0f, 0.0f), (float4)(2.0f, 1.0f, 2.0f, -0.0f));\n"
+    "  o[10] = r.x; o[11] = r.y; o[12] = r.z; o[13] = r.w;\n"
+    "}\n";
+
+static void t_cts_basics(void)
+{
+    cl_program p = build(k_cts_basics, "", CL_SUCCESS);
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "basics", &err);
+    OK(err);
+    int o[16] = {0};
+    char str[64] = "";
+    cl_mem O = buf(sizeof o, o), S = buf(sizeof str, NULL);
+    OK(clSetKernelArg(k, 0, sizeof O, &O));
+    OK(clSetKernelArg(k, 1, 3, NULL));   /* 3 bytes: the next argument must still be aligned */
+    OK(clSetKernelArg(k, 2, 256, NULL));
+    OK(clSetKernelArg(k, 3, sizeof S, &S));
+    size_t g = 4, l = 4;
+    OK(clEnqueueNDRangeKernel(g_q, k, 1, NULL, &g, &l, 0, NULL, NULL));
+    OK(clEnqueueReadBuffer(g_q, O, CL_TRUE, 0, sizeof o, o, 0, NULL, NULL));
+    OK(clEnqueueReadBuffer(g_q, S, CL_TRUE, 0, sizeof str, str, 0, NULL, NULL));
+    CHECK(o[0] == 120 && o[1] == 1);
+    CHECK(o[2] == 1 + 8 && o[3] == 1);
+    CHECK(o[4] == 0x3f800001 && o[5] == (int)0x80000001u && o[6] == (int)0xbf7fffffu && o[7] == 0x7f800000);
+    CHECK(o[8] == 0 && o[9] == 0);
+    CHECK(o[10] == -1 && o[11] == 0 && o[12] == 0 && o[13] == 0);
+    CHECK(strcmp(str, "the quick brown fox jumps over the lazy dog, twice") == 0);
+    NOTE("__OPENCL_VERSION__ %d, __IMAGE_SUPPORT__ %d; __local arguments at offsets %d, %d mod 128; "
+         "string copied: \"%s\"", o[0], o[1], o[8], o[9], str);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+    clReleaseMemObject(O); clReleaseMemObject(S);
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*fn)(void); } cases[] = {
         {"vadd", t_vadd}, {"ndrange", t_ndrange}, {"local_reduce", t_local_reduce}, {"divergent", t_divergent},
         {"scalars", t_scalars}, {"fault", t_fault}, {"build_errors", t_build_errors},
         {"compile_link", t_compile_link}, {"binaries", t_binaries}, {"bad_args", t_bad_args},
-        {"atomics", t_atomics}, {"vector_args", t_vector_args}};
+        {"atomics", t_atomics}, {"vector_args", t_vector_args},
+        {"cts_basics", t_cts_basics}};
     if (argc != 2) { printf("usage: %s <case>\n", argv[0]); return 2; }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         if (strcmp(argv[1], cases[i].name) == 0) {
