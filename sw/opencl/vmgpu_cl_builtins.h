@@ -477,6 +477,649 @@ __VMCL_GEO(float2)
 __VMCL_GEO(float3)
 __VMCL_GEO(float4)
 
+/* ------------------------------------------- the math library (exp, log, pow, trigonometry) */
+/* The project's own single-precision routines, written for the error bounds OpenCL 1.2 gives
+ * the full profile (section 7.4: exp/exp2/exp10/expm1/log/log2/log10 3 ulp, log1p 2, sin/cos
+ * 4, tan 5, asin/acos 4, atan 5, atan2 6, sinh/cosh 4, tanh 5, cbrt 2, hypot 4, pow/pown/powr/
+ * rootn 16), checked against the host's double-precision libm (ctest opencl_c_math). Range
+ * reduction is Cody-Waite with fused multiply-adds, and for the trigonometric functions past
+ * 2^13 a reduction by the bits of 2/pi in 64-bit integer arithmetic, so that every float gets
+ * the right quadrant. Polynomials are Taylor series taken far enough for their interval; special
+ * values (NaN, infinities, zeros, subnormals) follow C99 Annex F, as the spec asks. They need
+ * the unit's F extension, as all float arithmetic here. The native_ and half_ forms are the
+ * same functions (their bounds are looser). */
+
+#define __VMCL_FN static __attribute__((overloadable))
+#define __VMCL_LN2_HI 0x1.62e430p-1f
+#define __VMCL_LN2_LO -0x1.05c610p-29f
+#define __VMCL_PIO2_HI 0x1.921fb6p+0f
+#define __VMCL_PIO2_MID -0x1.777a5cp-25f
+#define __VMCL_PIO2_LO -0x1.ee59dap-50f
+/* declared before their first use: otherwise clang's own declaration of the builtin (an
+ * external function the link cannot find) would be the one called */
+__VMCL_FN int ilogb(float x);
+
+/* x * 2^n for any n: exact unless the result overflows or is subnormal (then rounded once) */
+__VMCL_INL float __vmcl_scale(float x, int n)
+{
+    if (n > 127) {
+        x *= 0x1p127f;
+        n -= 127;
+        if (n > 127) { x *= 0x1p127f; n -= 127; if (n > 127) n = 127; }
+    } else if (n < -126) {
+        x *= 0x1p-102f;
+        n += 102;
+        if (n < -126) { x *= 0x1p-102f; n += 102; if (n < -126) n = -126; }
+    }
+    return x * as_float((uint)(n + 127) << 23);
+}
+__VMCL_OLI float ldexp(float x, int n) { return __vmcl_scale(x, n); }
+
+/* e^r - 1 for |r| <= 0.35 (Taylor to r^8: the rest is below 2^-29 relative) */
+__VMCL_INL float __vmcl_expm1_small(float r)
+{
+    float p = fma(r, 0x1.a01a02p-16f, 0x1.a01a02p-13f);   /* 1/40320, 1/5040 */
+    p = fma(p, r, 0x1.6c16c2p-10f);                        /* 1/720 */
+    p = fma(p, r, 0x1.111112p-7f);                         /* 1/120 */
+    p = fma(p, r, 0x1.555556p-5f);                         /* 1/24 */
+    p = fma(p, r, 0x1.555556p-3f);                         /* 1/6 */
+    p = fma(p, r, 0.5f);
+    return fma(p * r, r, r);
+}
+
+/* e^(hi + lo) * 2^adj, hi + lo = x up to 89 or so: k = x / ln2 rounded, r = x - k ln2 */
+__VMCL_INL float __vmcl_exp_core(float hi, float lo, int adj)
+{
+    float k = rint(hi * 0x1.715476p+0f);
+    float r = fma(-k, __VMCL_LN2_HI, hi);
+    r = fma(-k, __VMCL_LN2_LO, r) + lo;
+    return __vmcl_scale(1.0f + __vmcl_expm1_small(r), (int)k + adj);
+}
+
+__VMCL_FN float exp(float x)
+{
+    if (isnan(x)) return x;
+    if (x > 89.0f) return INFINITY;
+    if (x < -104.0f) return 0.0f;
+    return __vmcl_exp_core(x, 0.0f, 0);
+}
+
+/* 2^x: 2^k exactly times e^((x - k) ln2) */
+__VMCL_FN float exp2(float x)
+{
+    if (isnan(x)) return x;
+    if (x >= 128.0f) return INFINITY;
+    if (x < -150.0f) return 0.0f;
+    float k = rint(x), f = x - k;
+    float r = f * __VMCL_LN2_HI;
+    r = fma(f, __VMCL_LN2_HI, -r) + fma(f, __VMCL_LN2_LO, r);
+    return __vmcl_scale(1.0f + __vmcl_expm1_small(r), (int)k);
+}
+
+/* 10^x: x ln10 as a pair (the product's rounding error by fma) */
+__VMCL_FN float exp10(float x)
+{
+    if (isnan(x)) return x;
+    if (x > 39.0f) return INFINITY;
+    if (x < -46.0f) return 0.0f;
+    float hi = x * 0x1.26bb1cp+1f;
+    float lo = fma(x, 0x1.26bb1cp+1f, -hi) + x * -0x1.12aabap-25f;
+    return __vmcl_exp_core(hi, lo, 0);
+}
+
+/* e^x - 1: the series near 0; else 2^k (e^r - 1) + (2^k - 1) */
+__VMCL_FN float expm1(float x)
+{
+    if (isnan(x)) return x;
+    if (x > 89.0f) return INFINITY;
+    if (x < -18.0f) return -1.0f;
+    if (fabs(x) < 0.34f) return __vmcl_expm1_small(x);
+    float k = rint(x * 0x1.715476p+0f);
+    float r = fma(-k, __VMCL_LN2_HI, x);
+    r = fma(-k, __VMCL_LN2_LO, r);
+    float e = __vmcl_expm1_small(r);
+    if (k > 126.0f) return __vmcl_scale(1.0f + e, (int)k);
+    float t = __vmcl_scale(1.0f, (int)k);
+    return fma(t, e, t - 1.0f);
+}
+
+/* x > 0 finite: x = 2^e m, m in [sqrt(1/2), sqrt(2)); log(m) as hi + lo (about 2^-40 apart) */
+__VMCL_INL int __vmcl_log_parts(float x, __private float *hi, __private float *lo)
+{
+    int e = 0;
+    if (x < 0x1p-126f) { x *= 0x1p25f; e = -25; }
+    uint b = as_uint(x);
+    e += (int)(b >> 23) - 127;
+    b = (b & 0x007fffffu) | 0x3f800000u;
+    if (b > 0x3fb504f3u) { b -= 0x00800000u; e++; }
+    float f = as_float(b) - 1.0f;                  /* exact */
+    /* log(1 + f) = f - f^2/2 + s (f^2/2 + R), s = f / (2 + f), R = 2 s^2/3 + 2 s^4/5 + ... */
+    float s = f / (2.0f + f), z = s * s;
+    float R = z * fma(z, fma(z, fma(z, fma(z, 0x1.745d18p-3f, 0x1.c71c72p-3f), 0x1.24924ap-2f),
+                              0x1.99999ap-2f), 0x1.555556p-1f);
+    float ff = f * f, ffe = fma(f, f, -ff);        /* f^2 exactly, as ff + ffe */
+    float h = 0.5f * ff, he = 0.5f * ffe;          /* f^2 / 2 */
+    float c = s * (h + R);
+    float t = f - h;
+    float te = (f - t) - h;                        /* t + te = f - h exactly (|f| >= |h|) */
+    float sum = t + c;
+    *lo = ((t - sum) + c) + (te - he);
+    *hi = sum;
+    return e;
+}
+
+__VMCL_FN float log(float x)
+{
+    if (isnan(x) || x < 0.0f) return NAN;
+    if (x == 0.0f) return -INFINITY;
+    if (isinf(x)) return x;
+    float h, l;
+    float e = (float)__vmcl_log_parts(x, &h, &l);
+    return fma(e, __VMCL_LN2_HI, fma(e, __VMCL_LN2_LO, l) + h);
+}
+
+__VMCL_FN float log2(float x)
+{
+    if (isnan(x) || x < 0.0f) return NAN;
+    if (x == 0.0f) return -INFINITY;
+    if (isinf(x)) return x;
+    float h, l;
+    float e = (float)__vmcl_log_parts(x, &h, &l);
+    return fma(h, 0x1.715476p+0f, fma(h, 0x1.4ae0c0p-26f, l * 0x1.715476p+0f) + e);
+}
+
+__VMCL_FN float log10(float x)
+{
+    if (isnan(x) || x < 0.0f) return NAN;
+    if (x == 0.0f) return -INFINITY;
+    if (isinf(x)) return x;
+    float h, l;
+    float e = (float)__vmcl_log_parts(x, &h, &l);
+    float lo = fma(e, -0x1.ec10c0p-27f, fma(h, -0x1.5b235ep-27f, l * 0x1.bcb7b2p-2f));
+    return fma(e, 0x1.344136p-2f, fma(h, 0x1.bcb7b2p-2f, lo));
+}
+
+/* log(1 + x): log of u = 1 + x, plus the part of x that rounding u lost, over u */
+__VMCL_FN float log1p(float x)
+{
+    if (isnan(x) || x < -1.0f) return NAN;
+    if (x == -1.0f) return -INFINITY;
+    if (isinf(x)) return x;
+    if (fabs(x) < 0x1p-24f) return x;
+    float u = 1.0f + x;
+    float c = u > 0x1p24f ? 0.0f : (x - (u - 1.0f)) / u;
+    float h, l;
+    float e = (float)__vmcl_log_parts(u, &h, &l);
+    return fma(e, __VMCL_LN2_HI, fma(e, __VMCL_LN2_LO, l + c) + h);
+}
+
+/* pow's core: |x| finite and > 0, y = yh + yl: 2^(y log2 x) with y log2 x carried as a pair */
+__VMCL_INL float __vmcl_pow_core(float ax, float yh, float yl)
+{
+    float h, l;
+    float e = (float)__vmcl_log_parts(ax, &h, &l);
+    /* log2 x = e + (h + l) log2(e), as gh + gl */
+    float p = h * 0x1.715476p+0f;
+    float pe = fma(h, 0x1.715476p+0f, -p) + fma(h, 0x1.4ae0c0p-26f, l * 0x1.715476p+0f);
+    float gh = e + p;
+    float gl = ((e - gh) + p) + pe;
+    float s = gh + gl;
+    gl = gl - (s - gh);
+    gh = s;
+    /* t = y log2 x as th + tl (an infinite product: far out of range either way) */
+    float th = yh * gh;
+    if (isinf(th)) return th > 0.0f ? INFINITY : 0.0f;
+    float tl = fma(yh, gh, -th) + fma(yh, gl, yl * gh);
+    if (th + tl >= 128.0f) return INFINITY;
+    if (th + tl < -151.0f) return 0.0f;
+    float k = rint(th);
+    float f = (th - k) + tl;                       /* th - k is exact */
+    float r = f * __VMCL_LN2_HI;
+    r = fma(f, __VMCL_LN2_HI, -r) + fma(f, __VMCL_LN2_LO, r);
+    return __vmcl_scale(1.0f + __vmcl_expm1_small(r), (int)k);
+}
+__VMCL_INL int __vmcl_is_int(float y) { return trunc(y) == y; }
+__VMCL_INL int __vmcl_is_odd(float y) { return fabs(y) < 0x1p24f && __vmcl_is_int(y) && ((int)y & 1); }
+
+/* pow with y as a pair and y's parity given (pown and rootn know it better than a float does) */
+__VMCL_INL float __vmcl_pow(float x, float yh, float yl, int y_int, int y_odd)
+{
+    float y = yh;
+    if (y == 0.0f || x == 1.0f) return 1.0f;
+    if (isnan(x) || isnan(y)) return x + y;
+    float ax = fabs(x);
+    if (isinf(y)) {
+        if (ax == 1.0f) return 1.0f;
+        return (ax < 1.0f) == (y < 0.0f) ? INFINITY : 0.0f;
+    }
+    float sign = (x < 0.0f && y_odd) ? -1.0f : 1.0f;
+    if (ax == 0.0f) return copysign(y < 0.0f ? INFINITY : 0.0f, y_odd ? x : 1.0f);
+    if (isinf(x)) return sign * (y < 0.0f ? 0.0f : INFINITY);
+    if (x < 0.0f && !y_int) return NAN;
+    return sign * __vmcl_pow_core(ax, yh, yl);
+}
+__VMCL_FN float pow(float x, float y) { return __vmcl_pow(x, y, 0.0f, __vmcl_is_int(y), __vmcl_is_odd(y)); }
+__VMCL_FN float pown(float x, int n)
+{
+    float yh = (float)n, yl = (float)((long)n - (long)yh);
+    return __vmcl_pow(x, yh, yl, 1, n & 1);
+}
+__VMCL_FN float powr(float x, float y)
+{
+    if (isnan(x) || isnan(y) || x < 0.0f) return NAN;
+    if ((x == 0.0f || isinf(x)) && y == 0.0f) return NAN;
+    if (x == 1.0f && isinf(y)) return NAN;
+    return pow(x, y);
+}
+__VMCL_FN float rootn(float x, int n)
+{
+    if (n == 0 || isnan(x)) return NAN;
+    if (x < 0.0f && !(n & 1)) return NAN;
+    if (x == 0.0f) return copysign(n < 0 ? INFINITY : 0.0f, (n & 1) ? x : 1.0f);
+    float yh = 1.0f / (float)n;
+    float yl = fma(-yh, (float)n, 1.0f) / (float)n;  /* 1/n as a pair */
+    if (isinf(x)) return copysign(n < 0 ? 0.0f : INFINITY, x);
+    float r = __vmcl_pow_core(fabs(x), yh, yl);
+    return x < 0.0f ? -r : r;
+}
+
+__VMCL_FN float rsqrt(float x) { return 1.0f / sqrt(x); }
+
+/* cube root: x = m 2^(3 q), m in [1, 8); a first guess from m's bits, Newton steps, the last
+ * with the residual y^3 - m carried exactly enough by fma */
+__VMCL_FN float cbrt(float x)
+{
+    if (isnan(x) || isinf(x) || x == 0.0f) return x;
+    float ax = fabs(x);
+    int e = ilogb(ax);
+    int q = e >= 0 ? e / 3 : -((2 - e) / 3);
+    float m = __vmcl_scale(ax, -3 * q);
+    float y = as_float(as_uint(m) / 3u + 709958130u);
+    for (int i = 0; i < 3; i++) y = y - (y * y * y - m) / (3.0f * y * y);
+    float y2 = y * y, y2e = fma(y, y, -y2);
+    float res = fma(y2, y, -m) + y2e * y;
+    y = y - res / (3.0f * y2);
+    y = __vmcl_scale(y, q);
+    return x < 0.0f ? -y : y;
+}
+
+__VMCL_FN float hypot(float x, float y)
+{
+    float a = fabs(x), b = fabs(y);
+    if (isinf(a) || isinf(b)) return INFINITY;
+    if (isnan(a) || isnan(b)) return NAN;
+    if (a < b) { float t = a; a = b; b = t; }
+    if (b == 0.0f) return a;
+    /* scaled so that neither the squares nor the sum over- or underflows */
+    int e = (int)((as_uint(a) >> 23) & 0xffu) - 127;
+    if (e < -126) e = -126;
+    float sa = __vmcl_scale(a, -e), sb = __vmcl_scale(b, -e);
+    return __vmcl_scale(sqrt(fma(sa, sa, sb * sb)), e);
+}
+
+/* --- trigonometry: reduction to r in [-pi/4, pi/4] and the quadrant */
+static __constant uint __vmcl_two_over_pi[10] = {0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u,
+                                          0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u};
+/* bits j .. j + 31 of 2/pi after the binary point (bit 1 first; bits before it are 0) */
+__VMCL_INL uint __vmcl_2opi_bits(int j)
+{
+    int p = j - 1;
+    uint lead = 0;
+    if (p < 0) { lead = (uint)-p; p = 0; }
+    if (lead >= 32) return 0;
+    int w = p >> 5, o = p & 31;
+    uint v = o ? (__vmcl_two_over_pi[w] << o) | (__vmcl_two_over_pi[w + 1] >> (32 - o)) : __vmcl_two_over_pi[w];
+    return v >> lead;
+}
+/* x = q pi/2 + (rh + rl), |rh + rl| <= pi/4; returns q mod 4 (x finite) */
+__VMCL_FN int __vmcl_rem_pio2(float x, __private float *rh, __private float *rl)
+{
+    if (fabs(x) < 0x1p13f) {
+        float k = rint(x * 0x1.45f306p-1f);
+        float y = fma(-k, __VMCL_PIO2_HI, x);      /* exact */
+        float m = -k * __VMCL_PIO2_MID, me = fma(-k, __VMCL_PIO2_MID, -m);
+        float h = y + m;
+        float l = ((y - h) + m) + fma(-k, __VMCL_PIO2_LO, me);
+        *rh = h + l;
+        *rl = l - (*rh - h);
+        return (int)k & 3;
+    }
+    /* |x| = mant 2^ex; x 2/pi mod 4 needs the bits of 2/pi from ex - 1 on (earlier ones give
+     * multiples of 4): 96 of them times the 24-bit mantissa, the quadrant at bits 94-95 */
+    uint b = as_uint(x);
+    int ex = (int)((b >> 23) & 0xffu) - 150;
+    ulong mant = (b & 0x7fffffu) | 0x800000u;
+    uint w0 = __vmcl_2opi_bits(ex - 1), w1 = __vmcl_2opi_bits(ex + 31), w2 = __vmcl_2opi_bits(ex + 63);
+    ulong p2 = mant * w2, p1 = mant * w1, p0 = mant * w0;
+    ulong lo = p2 + (p1 << 32);
+    ulong hi = p0 + (p1 >> 32) + (lo < p2 ? 1u : 0u);
+    int q = (int)(hi >> 30) & 3;
+    long frac = (long)((hi << 34) | (lo >> 30));   /* the fraction in 2^-64, in [-1/2, 1/2) */
+    if (frac < 0) q = (q + 1) & 3;
+    long f56 = frac >> 8;                           /* 56 bits, exact in a pair of floats */
+    float fh = (float)f56;
+    float fl = (float)(f56 - (long)fh);
+    fh *= 0x1p-56f;
+    fl *= 0x1p-56f;
+    /* (fh + fl) pi/2 */
+    float h = fh * __VMCL_PIO2_HI;
+    float l = fma(fh, __VMCL_PIO2_HI, -h) + fma(fh, __VMCL_PIO2_MID, fl * __VMCL_PIO2_HI);
+    *rh = h + l;
+    *rl = l - (*rh - h);
+    if (x < 0.0f) { *rh = -*rh; *rl = -*rl; q = (4 - q) & 3; }
+    return q;
+}
+/* sin and cos of r = h + l, |r| <= pi/4 */
+__VMCL_INL float __vmcl_sin_k(float h, float l)
+{
+    float z = h * h;
+    float p = fma(z, -0x1.ae6456p-26f, 0x1.71de3ap-19f);   /* -1/11!, 1/9! */
+    p = fma(p, z, -0x1.a01a02p-13f);                        /* -1/7! */
+    p = fma(p, z, 0x1.111112p-7f);                          /* 1/5! */
+    p = fma(p, z, -0x1.555556p-3f);                         /* -1/3! */
+    /* h + l + h^3 p(z) - the l term of the derivative is l cos(h) ~ l (1 - z/2) */
+    return h + fma(h * z, p, l * (1.0f - 0.5f * z));
+}
+__VMCL_INL float __vmcl_cos_k(float h, float l)
+{
+    float z = h * h;
+    float p = fma(z, -0x1.27e4fcp-22f, 0x1.a01a02p-16f);   /* -1/10!, 1/8! */
+    p = fma(p, z, -0x1.6c16c2p-10f);                        /* -1/6! */
+    p = fma(p, z, 0x1.555556p-5f);                          /* 1/4! */
+    float hz = 0.5f * z, w = 1.0f - hz;
+    /* 1 - z/2 loses bits: its rounding error back in, and - h l from the derivative */
+    return w + (((1.0f - w) - hz) + fma(z * z, p, -h * l));
+}
+__VMCL_FN float sin(float x)
+{
+    if (isnan(x) || isinf(x)) return NAN;
+    if (fabs(x) < 0x1p-12f) return x;
+    float h, l;
+    int q = __vmcl_rem_pio2(x, &h, &l);
+    float r = (q & 1) ? __vmcl_cos_k(h, l) : __vmcl_sin_k(h, l);
+    return (q & 2) ? -r : r;
+}
+__VMCL_FN float cos(float x)
+{
+    if (isnan(x) || isinf(x)) return NAN;
+    if (fabs(x) < 0x1p-12f) return 1.0f;
+    float h, l;
+    int q = __vmcl_rem_pio2(x, &h, &l);
+    float r = (q & 1) ? __vmcl_sin_k(h, l) : __vmcl_cos_k(h, l);
+    return ((q + 1) & 2) ? -r : r;
+}
+__VMCL_FN float sincos(float x, __private float *c)
+{
+    *c = cos(x);
+    return sin(x);
+}
+__VMCL_FN float sincos(float x, __global float *c)
+{
+    *c = cos(x);
+    return sin(x);
+}
+__VMCL_FN float sincos(float x, __local float *c)
+{
+    *c = cos(x);
+    return sin(x);
+}
+__VMCL_FN float tan(float x)
+{
+    if (isnan(x) || isinf(x)) return NAN;
+    if (fabs(x) < 0x1p-12f) return x;
+    float h, l;
+    int q = __vmcl_rem_pio2(x, &h, &l);
+    float s = __vmcl_sin_k(h, l), c = __vmcl_cos_k(h, l);
+    return (q & 1) ? -c / s : s / c;
+}
+
+/* atan: reduced to |t| <= 7/16 around atan(0), atan(1/2), atan(1), atan(3/2), atan(inf) */
+__VMCL_INL float __vmcl_atan_poly(float t)
+{
+    float z = t * t;
+    /* t - t^3/3 + t^5/5 - ... to t^23: the rest is below 2^-28 relative for |t| <= 7/16 */
+    float p = fma(z, -1.0f / 23.0f, 1.0f / 21.0f);
+    p = fma(p, z, -1.0f / 19.0f);
+    p = fma(p, z, 1.0f / 17.0f);
+    p = fma(p, z, -1.0f / 15.0f);
+    p = fma(p, z, 1.0f / 13.0f);
+    p = fma(p, z, -1.0f / 11.0f);
+    p = fma(p, z, 1.0f / 9.0f);
+    p = fma(p, z, -1.0f / 7.0f);
+    p = fma(p, z, 1.0f / 5.0f);
+    p = fma(p, z, -1.0f / 3.0f);
+    return fma(t * z, p, t);
+}
+__VMCL_FN float atan(float x)
+{
+    if (isnan(x)) return x;
+    float a = fabs(x), r;
+    if (a < 0x1p-12f) return x;
+    if (a < 0.4375f) {
+        r = __vmcl_atan_poly(a);
+    } else if (a < 0.6875f) {
+        r = 0x1.dac670p-2f + (__vmcl_atan_poly((2.0f * a - 1.0f) / (2.0f + a)) + 0x1.586ed4p-28f);
+    } else if (a < 1.1875f) {
+        r = 0x1.921fb6p-1f + (__vmcl_atan_poly((a - 1.0f) / (a + 1.0f)) - 0x1.777a5cp-26f);
+    } else if (a < 2.4375f) {
+        r = 0x1.f730bep-1f + (__vmcl_atan_poly((a - 1.5f) / fma(1.5f, a, 1.0f)) - 0x1.afc12cp-26f);
+    } else if (a < 0x1p26f) {
+        r = __VMCL_PIO2_HI + (__vmcl_atan_poly(-1.0f / a) + __VMCL_PIO2_MID);
+    } else {
+        r = __VMCL_PIO2_HI + __VMCL_PIO2_MID;
+    }
+    return copysign(r, x);
+}
+__VMCL_FN float atan2(float y, float x)
+{
+    if (isnan(x) || isnan(y)) return x + y;
+    const float pi = 0x1.921fb6p+1f;
+    if (y == 0.0f) return signbit(x) ? copysign(pi, y) : y;
+    if (x == 0.0f) return copysign(__VMCL_PIO2_HI, y);
+    if (isinf(x)) {
+        if (isinf(y)) return copysign(x > 0.0f ? 0x1.921fb6p-1f : 0x1.2d97c8p+1f, y);
+        return copysign(x > 0.0f ? 0.0f : pi, y);
+    }
+    if (isinf(y)) return copysign(__VMCL_PIO2_HI, y);
+    float a = atan(fabs(y / x));
+    if (x < 0.0f) a = (pi - a) + -0x1.777a5cp-24f;
+    return copysign(a, y);
+}
+
+/* asin(s) for 0 <= s <= 1/2: the series s + s z P(z), z = s^2, to z^13 */
+__VMCL_INL float __vmcl_asin_poly(float s)
+{
+    float z = s * s;
+    float p = fma(z, 0x1.782ddap-8f, 0x1.a6863ep-8f);
+    p = fma(p, z, 0x1.df3bd4p-8f);
+    p = fma(p, z, 0x1.12ef3cp-7f);
+    p = fma(p, z, 0x1.3fde50p-7f);
+    p = fma(p, z, 0x1.7a8788p-7f);
+    p = fma(p, z, 0x1.c9999ap-7f);
+    p = fma(p, z, 0x1.1c4ec4p-6f);
+    p = fma(p, z, 0x1.6e8ba2p-6f);
+    p = fma(p, z, 0x1.f1c71cp-6f);
+    p = fma(p, z, 0x1.6db6dcp-5f);
+    p = fma(p, z, 0x1.333334p-4f);
+    p = fma(p, z, 0x1.555556p-3f);
+    return fma(s * z, p, s);
+}
+__VMCL_FN float asin(float x)
+{
+    float a = fabs(x);
+    if (isnan(x) || a > 1.0f) return NAN;
+    if (a <= 0.5f) return a < 0x1p-12f ? x : copysign(__vmcl_asin_poly(a), x);
+    /* asin(a) = pi/2 - 2 asin(sqrt((1 - a) / 2)) */
+    float t = __vmcl_asin_poly(sqrt(0.5f * (1.0f - a)));
+    return copysign(fma(-2.0f, t, __VMCL_PIO2_HI) + __VMCL_PIO2_MID, x);
+}
+__VMCL_FN float acos(float x)
+{
+    float a = fabs(x);
+    if (isnan(x) || a > 1.0f) return NAN;
+    if (a <= 0.5f) return __VMCL_PIO2_HI - (copysign(__vmcl_asin_poly(a), x) - __VMCL_PIO2_MID);
+    float t = __vmcl_asin_poly(sqrt(0.5f * (1.0f - a)));
+    if (x > 0.0f) return 2.0f * t;
+    return fma(-2.0f, t, 0x1.921fb6p+1f) + -0x1.777a5cp-24f;
+}
+__VMCL_FN float asinpi(float x) { return asin(x) * 0x1.45f306p-2f; }
+__VMCL_FN float acospi(float x) { return acos(x) * 0x1.45f306p-2f; }
+__VMCL_FN float atanpi(float x) { return atan(x) * 0x1.45f306p-2f; }
+__VMCL_FN float atan2pi(float y, float x) { return atan2(y, x) * 0x1.45f306p-2f; }
+
+/* --- hyperbolic functions, from expm1 and log1p */
+__VMCL_FN float sinh(float x)
+{
+    if (isnan(x)) return x;
+    float a = fabs(x), r;
+    if (a < 0x1p-12f) return x;
+    if (a < 9.0f) {
+        float t = expm1(a);
+        r = 0.5f * (t + t / (t + 1.0f));
+    } else {
+        r = a > 90.0f ? INFINITY : __vmcl_exp_core(a, 0.0f, -1);
+    }
+    return copysign(r, x);
+}
+__VMCL_FN float cosh(float x)
+{
+    if (isnan(x)) return x;
+    float a = fabs(x);
+    if (a < 9.0f) {
+        if (a < 0.34f) {   /* 1 + (e^a - 1)^2 / (2 e^a) */
+            float t = expm1(a);
+            return 1.0f + (t * t) / (2.0f * (1.0f + t));
+        }
+        float t = exp(a);
+        return 0.5f * t + 0.5f / t;
+    }
+    return a > 90.0f ? INFINITY : __vmcl_exp_core(a, 0.0f, -1);
+}
+__VMCL_FN float tanh(float x)
+{
+    if (isnan(x)) return x;
+    float a = fabs(x);
+    if (a < 0x1p-12f) return x;
+    if (a > 9.0f) return copysign(1.0f, x);
+    float t = expm1(2.0f * a);
+    return copysign(t / (t + 2.0f), x);
+}
+__VMCL_FN float asinh(float x)
+{
+    if (isnan(x) || isinf(x)) return x;
+    float a = fabs(x), r;
+    if (a < 0x1p-12f) return x;
+    if (a > 0x1p12f) r = log(a) + 0x1.62e430p-1f;
+    else r = log1p(a + a * a / (1.0f + sqrt(fma(a, a, 1.0f))));
+    return copysign(r, x);
+}
+__VMCL_FN float acosh(float x)
+{
+    if (isnan(x) || x < 1.0f) return NAN;
+    if (isinf(x)) return x;
+    if (x > 0x1p12f) return log(x) + 0x1.62e430p-1f;
+    float t = x - 1.0f;
+    return log1p(t + sqrt(fma(t, t, 2.0f * t)));
+}
+__VMCL_FN float atanh(float x)
+{
+    float a = fabs(x);
+    if (isnan(x) || a > 1.0f) return NAN;
+    if (a == 1.0f) return copysign(INFINITY, x);
+    if (a < 0x1p-12f) return x;
+    return copysign(0.5f * log1p(2.0f * a / (1.0f - a)), x);
+}
+
+/* --- exact functions */
+__VMCL_FN int ilogb(float x)
+{
+    if (x == 0.0f) return FP_ILOGB0;
+    if (isnan(x)) return FP_ILOGBNAN;
+    if (isinf(x)) return INT_MAX;
+    uint b = as_uint(x) & 0x7fffffffu;
+    if (b < 0x00800000u) return -118 - (int)__builtin_clz(b);   /* subnormal: -126 - (clz - 8) */
+    return (int)(b >> 23) - 127;
+}
+__VMCL_FN float logb(float x)
+{
+    if (isnan(x)) return x;
+    if (isinf(x)) return INFINITY;
+    if (x == 0.0f) return -INFINITY;
+    return (float)ilogb(x);
+}
+#define __VMCL_PTR_FN(AS)                                                                  \
+    __VMCL_FN float frexp(float x, AS int *e)                                              \
+    {                                                                                      \
+        if (x == 0.0f || isnan(x) || isinf(x)) { *e = 0; return x; }                       \
+        int k = ilogb(x) + 1;                                                              \
+        *e = k;                                                                            \
+        return __vmcl_scale(x, -k);                                                        \
+    }                                                                                      \
+    __VMCL_FN float modf(float x, AS float *ip)                                            \
+    {                                                                                      \
+        float t = trunc(x);                                                                \
+        *ip = t;                                                                           \
+        return isinf(x) ? copysign(0.0f, x) : copysign(x - t, x);                          \
+    }                                                                                      \
+    __VMCL_FN float remquo(float x, float y, AS int *quo)                                  \
+    {                                                                                      \
+        int q;                                                                             \
+        float r = __vmcl_rem(x, y, 1, &q);                                                 \
+        *quo = q;                                                                          \
+        return r;                                                                          \
+    }
+/* x - n y exactly, n = x / y rounded toward zero (fmod) or to nearest even (remainder);
+ * *quo gets n's sign and its low 7 bits (remquo). Long division of the significands. */
+__VMCL_INL float __vmcl_rem(float x, float y, int nearest, __private int *quo)
+{
+    *quo = 0;
+    if (isnan(x) || isnan(y) || isinf(x) || y == 0.0f) return NAN;
+    if (isinf(y) || x == 0.0f) return x;
+    uint bx = as_uint(x) & 0x7fffffffu, by = as_uint(y) & 0x7fffffffu;
+    int sx = as_int(x) < 0, sq = (as_int(x) ^ as_int(y)) < 0;
+    int ex = bx < 0x00800000u ? -126 - ((int)__builtin_clz(bx) - 8) : (int)(bx >> 23) - 127;
+    int ey = by < 0x00800000u ? -126 - ((int)__builtin_clz(by) - 8) : (int)(by >> 23) - 127;
+    uint mx = bx < 0x00800000u ? bx << (__builtin_clz(bx) - 8) : (bx & 0x7fffffu) | 0x800000u;
+    uint my = by < 0x00800000u ? by << (__builtin_clz(by) - 8) : (by & 0x7fffffu) | 0x800000u;
+    uint n = 0;
+    if (ex >= ey) {
+        for (int i = ex - ey; i > 0; i--) {
+            n = n << 1;
+            if (mx >= my) { mx -= my; n |= 1u; }
+            mx <<= 1;
+        }
+        n = n << 1;
+        if (mx >= my) { mx -= my; n |= 1u; }
+        ex = ey;
+    } else if (!nearest || ex < ey - 1) {
+        return x;   /* |x| < |y| / 2: n = 0 */
+    }
+    float r = __vmcl_scale((float)mx, ex - 23);                 /* |x| - n |y| >= 0, exact */
+    if (nearest) {
+        float ay = as_float(by);
+        if (r > 0.5f * ay || (r == 0.5f * ay && (n & 1u))) { r -= ay; n++; }
+    }
+    *quo = (int)(n & 0x7fu) * (sq ? -1 : 1);
+    return sx ? -r : r;
+}
+__VMCL_FN float fmod(float x, float y) { int q; return __vmcl_rem(x, y, 0, &q); }
+__VMCL_FN float remainder(float x, float y) { int q; return __vmcl_rem(x, y, 1, &q); }
+__VMCL_PTR_FN(__private)
+__VMCL_PTR_FN(__global)
+__VMCL_PTR_FN(__local)
+
+/* the native_ and half_ forms: the functions above */
+#define __VMCL_ALIAS1(P, F) __VMCL_OLI float P##_##F(float x) { return F(x); }
+#define __VMCL_ALIAS2(P, F) __VMCL_OLI float P##_##F(float x, float y) { return F(x, y); }
+__VMCL_ALIAS1(native, sin) __VMCL_ALIAS1(native, cos) __VMCL_ALIAS1(native, tan)
+__VMCL_ALIAS1(native, exp) __VMCL_ALIAS1(native, exp2) __VMCL_ALIAS1(native, exp10)
+__VMCL_ALIAS1(native, log) __VMCL_ALIAS1(native, log2) __VMCL_ALIAS1(native, log10)
+__VMCL_ALIAS1(native, rsqrt) __VMCL_ALIAS2(native, powr)
+__VMCL_ALIAS1(half, sin) __VMCL_ALIAS1(half, cos) __VMCL_ALIAS1(half, tan)
+__VMCL_ALIAS1(half, exp) __VMCL_ALIAS1(half, exp2) __VMCL_ALIAS1(half, exp10)
+__VMCL_ALIAS1(half, log) __VMCL_ALIAS1(half, log2) __VMCL_ALIAS1(half, log10)
+__VMCL_ALIAS1(half, rsqrt) __VMCL_ALIAS2(half, powr)
+
 /* The vector forms, vload/vstore and convert_ below: the ICD defines __VMCL_VECTORS when the
  * program may use them (cl_compile.c, wants_vectors), so that others parse faster. */
 #ifdef __VMCL_VECTORS
@@ -549,6 +1192,44 @@ __VMCL_ALLN(__VMCL_V3, int, mad24, int) __VMCL_ALLN(__VMCL_V3, uint, mad24, uint
     __VMCL_V1(float, rint, float, n) __VMCL_V2(float, fdim, float, n) __VMCL_V2(float, nextafter, float, n)  \
     __VMCL_V1(float, radians, float, n) __VMCL_V1(float, degrees, float, n)                \
     __VMCL_VMIX(n) __VMCL_VREL(int, n)
+/* the math library's vector forms */
+#define __VMCL_VMATH(n)                                                                    \
+    __VMCL_V1(float, exp, float, n) __VMCL_V1(float, exp2, float, n)                       \
+    __VMCL_V1(float, exp10, float, n) __VMCL_V1(float, expm1, float, n)                    \
+    __VMCL_V1(float, log, float, n) __VMCL_V1(float, log2, float, n)                       \
+    __VMCL_V1(float, log10, float, n) __VMCL_V1(float, log1p, float, n)                    \
+    __VMCL_V1(float, logb, float, n) __VMCL_V1(float, cbrt, float, n)                      \
+    __VMCL_V1(float, rsqrt, float, n) __VMCL_V1(float, sin, float, n)                      \
+    __VMCL_V1(float, cos, float, n) __VMCL_V1(float, tan, float, n)                        \
+    __VMCL_V1(float, asin, float, n) __VMCL_V1(float, acos, float, n)                      \
+    __VMCL_V1(float, atan, float, n) __VMCL_V1(float, asinpi, float, n)                    \
+    __VMCL_V1(float, acospi, float, n) __VMCL_V1(float, atanpi, float, n)                  \
+    __VMCL_V1(float, sinh, float, n) __VMCL_V1(float, cosh, float, n)                      \
+    __VMCL_V1(float, tanh, float, n) __VMCL_V1(float, asinh, float, n)                     \
+    __VMCL_V1(float, acosh, float, n) __VMCL_V1(float, atanh, float, n)                    \
+    __VMCL_V2(float, pow, float, n) __VMCL_V2(float, powr, float, n)                       \
+    __VMCL_V2(float, atan2, float, n) __VMCL_V2(float, atan2pi, float, n)                  \
+    __VMCL_V2(float, hypot, float, n) __VMCL_V2(float, fmod, float, n)                     \
+    __VMCL_V2(float, remainder, float, n)                                                  \
+    __VMCL_OLI int##n ilogb(float##n x) { int##n r_; __VMCL_EACH(n, ilogb(x[i_])) return r_; } \
+    __VMCL_OLI float##n ldexp(float##n x, int##n k) { float##n r_; __VMCL_EACH(n, ldexp(x[i_], k[i_])) return r_; } \
+    __VMCL_OLI float##n ldexp(float##n x, int k) { float##n r_; __VMCL_EACH(n, ldexp(x[i_], k)) return r_; } \
+    __VMCL_OLI float##n pown(float##n x, int##n k) { float##n r_; __VMCL_EACH(n, pown(x[i_], k[i_])) return r_; } \
+    __VMCL_OLI float##n rootn(float##n x, int##n k) { float##n r_; __VMCL_EACH(n, rootn(x[i_], k[i_])) return r_; } \
+    __VMCL_VALIAS(native, n) __VMCL_VALIAS(half, n)
+#define __VMCL_VALIAS(P, n)                                                                \
+    __VMCL_V1(float, P##_sin, float, n) __VMCL_V1(float, P##_cos, float, n)                \
+    __VMCL_V1(float, P##_tan, float, n) __VMCL_V1(float, P##_exp, float, n)                \
+    __VMCL_V1(float, P##_exp2, float, n) __VMCL_V1(float, P##_exp10, float, n)             \
+    __VMCL_V1(float, P##_log, float, n) __VMCL_V1(float, P##_log2, float, n)               \
+    __VMCL_V1(float, P##_log10, float, n) __VMCL_V1(float, P##_rsqrt, float, n)            \
+    __VMCL_V2(float, P##_powr, float, n)
+__VMCL_VMATH(2)
+__VMCL_VMATH(3)
+__VMCL_VMATH(4)
+__VMCL_VMATH(8)
+__VMCL_VMATH(16)
+
 __VMCL_VFLOAT(2)
 __VMCL_VFLOAT(3)
 __VMCL_VFLOAT(4)
