@@ -608,33 +608,37 @@ __VMCL_INL int __vmcl_log_parts(float x, __private float *hi, __private float *l
     return e;
 }
 
+/* the logarithms' special values (NaN below 0, -inf at 0, inf and NaN themselves): 1 and *r */
+__VMCL_INL int __vmcl_log_special(float x, __private float *r)
+{
+    if (isnan(x) || x < 0.0f) *r = NAN;
+    else if (x == 0.0f) *r = -INFINITY;
+    else if (isinf(x)) *r = x;
+    else return 0;
+    return 1;
+}
+
 __VMCL_FN float log(float x)
 {
-    if (isnan(x) || x < 0.0f) return NAN;
-    if (x == 0.0f) return -INFINITY;
-    if (isinf(x)) return x;
-    float h, l;
-    float e = (float)__vmcl_log_parts(x, &h, &l);
+    float h, l, e;
+    if (__vmcl_log_special(x, &h)) return h;
+    e = (float)__vmcl_log_parts(x, &h, &l);
     return fma(e, __VMCL_LN2_HI, fma(e, __VMCL_LN2_LO, l) + h);
 }
 
 __VMCL_FN float log2(float x)
 {
-    if (isnan(x) || x < 0.0f) return NAN;
-    if (x == 0.0f) return -INFINITY;
-    if (isinf(x)) return x;
-    float h, l;
-    float e = (float)__vmcl_log_parts(x, &h, &l);
+    float h, l, e;
+    if (__vmcl_log_special(x, &h)) return h;
+    e = (float)__vmcl_log_parts(x, &h, &l);
     return fma(h, 0x1.715476p+0f, fma(h, 0x1.4ae0c0p-26f, l * 0x1.715476p+0f) + e);
 }
 
 __VMCL_FN float log10(float x)
 {
-    if (isnan(x) || x < 0.0f) return NAN;
-    if (x == 0.0f) return -INFINITY;
-    if (isinf(x)) return x;
-    float h, l;
-    float e = (float)__vmcl_log_parts(x, &h, &l);
+    float h, l, e;
+    if (__vmcl_log_special(x, &h)) return h;
+    e = (float)__vmcl_log_parts(x, &h, &l);
     float lo = fma(e, -0x1.ec10c0p-27f, fma(h, -0x1.5b235ep-27f, l * 0x1.bcb7b2p-2f));
     return fma(e, 0x1.344136p-2f, fma(h, 0x1.bcb7b2p-2f, lo));
 }
