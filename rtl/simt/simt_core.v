@@ -231,10 +231,30 @@ module simt_core #(
     s2_ic_tag_q  <= ic_tag[s1_pc_q[IC_AW+1:2]];
   end
 
+  // Each warp's last fill, kept until the warp's next fill (or a launch). A fill wakes its warp,
+  // but the warp reaches S2 a few cycles later, and the cache is direct-mapped with one-word
+  // lines: another warp's fill to the same line can land in between (fills are pipelined, one a
+  // cycle when their page is kept). With three or more warps at PCs that share a line, each fill
+  // could evict the one before it before its warp used it, over and over: a livelock. The warp
+  // finds its own fill here instead, so every fill retires at least the instruction it fetched.
+  reg [WARPS-1:0]    fb_v_q;
+  reg [WARPS*32-1:0] fb_pc_q, fb_data_q;
+  reg                s2_fb_hit_q;
+  reg [31:0]         s2_fb_data_q;
+  always @(posedge clk_i) begin
+    if (fill_valid) begin
+      fb_pc_q[fill_warp*32 +: 32]   <= fill_va;
+      fb_data_q[fill_warp*32 +: 32] <= fill_data;
+    end
+    s2_fb_hit_q  <= fb_v_q[s1_w_q] && (fb_pc_q[s1_w_q*32 +: 32] == s1_pc_q);
+    s2_fb_data_q <= fb_data_q[s1_w_q*32 +: 32];
+  end
+
   // ---------------------------------------------------------------- S2: hit check, decode, read
-  wire [31:0] inst2 = s2_ic_data_q;
+  wire s2_ic_hit = s2_ic_valid_q && (s2_ic_tag_q == s2_pc_q[31:IC_AW+2]);
+  wire [31:0] inst2 = s2_ic_hit ? s2_ic_data_q : s2_fb_data_q;
   wire s2_misaligned = (s2_pc_q[1:0] != 2'b00);
-  wire s2_hit = s2_ic_valid_q && (s2_ic_tag_q == s2_pc_q[31:IC_AW+2]);
+  wire s2_hit = s2_ic_hit || s2_fb_hit_q;
   wire s2_go   = s2_v_q && !halt_q && s2_hit && !s2_misaligned;
   wire s2_miss = s2_v_q && !halt_q && !s2_hit && !s2_misaligned;
   // amocas's first pass reads rd (its compare value) on the second read port
@@ -713,6 +733,7 @@ module simt_core #(
       div_hold_q <= 1'b0;
       rr_q <= {WW{1'b0}};
       ic_valid_q <= {ICACHE_WORDS{1'b0}};
+      fb_v_q <= {WARPS{1'b0}};
       cycle_q <= 32'd0;
     end else begin
       done_o <= 1'b0;
@@ -741,6 +762,7 @@ module simt_core #(
           walk_y_q <= 10'd0;
           walk_z_q <= 10'd0;
           ic_valid_q <= {ICACHE_WORDS{1'b0}};
+          fb_v_q <= {WARPS{1'b0}};
           halt_q <= 1'b0;
           fault_o <= 1'b0;
           perf_cycles_o <= 32'd0;
@@ -848,6 +870,7 @@ module simt_core #(
       if (fetch_ready) fetch_sent_q[fetch_w] <= 1'b1;
       if (fill_valid) begin
         ic_valid_q[fill_va[IC_AW+1:2]] <= 1'b1;
+        fb_v_q[fill_warp] <= 1'b1;
         wait_fetch_q[fill_warp] <= 1'b0;
         fetch_sent_q[fill_warp] <= 1'b0;
       end
