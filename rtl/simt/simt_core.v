@@ -237,17 +237,20 @@ module simt_core #(
   // cycle when their page is kept). With three or more warps at PCs that share a line, each fill
   // could evict the one before it before its warp used it, over and over: a livelock. The warp
   // finds its own fill here instead, so every fill retires at least the instruction it fetched.
+  // (Arrays indexed by warp, not variable part selects of a flat vector, which Yosys builds as
+  // bit-granular shifters.)
   reg [WARPS-1:0]    fb_v_q;
-  reg [WARPS*32-1:0] fb_pc_q, fb_data_q;
+  reg [31:0]         fb_pc_q   [0:WARPS-1];
+  reg [31:0]         fb_data_q [0:WARPS-1];
   reg                s2_fb_hit_q;
   reg [31:0]         s2_fb_data_q;
   always @(posedge clk_i) begin
     if (fill_valid) begin
-      fb_pc_q[fill_warp*32 +: 32]   <= fill_va;
-      fb_data_q[fill_warp*32 +: 32] <= fill_data;
+      fb_pc_q[fill_warp]   <= fill_va;
+      fb_data_q[fill_warp] <= fill_data;
     end
-    s2_fb_hit_q  <= fb_v_q[s1_w_q] && (fb_pc_q[s1_w_q*32 +: 32] == s1_pc_q);
-    s2_fb_data_q <= fb_data_q[s1_w_q*32 +: 32];
+    s2_fb_hit_q  <= fb_v_q[s1_w_q] && (fb_pc_q[s1_w_q] == s1_pc_q);
+    s2_fb_data_q <= fb_data_q[s1_w_q];
   end
 
   // ---------------------------------------------------------------- S2: hit check, decode, read

@@ -926,7 +926,7 @@ __VMCL_FN float atan2(float y, float x)
     }
     if (isinf(y)) return copysign(__VMCL_PIO2_HI, y);
     float a = atan(fabs(y / x));
-    if (x < 0.0f) a = (pi - a) + -0x1.777a5cp-24f;
+    if (x < 0.0f) a = (pi - a) + -0x1.777a5dp-24f;
     return copysign(a, y);
 }
 
@@ -964,7 +964,7 @@ __VMCL_FN float acos(float x)
     if (a <= 0.5f) return __VMCL_PIO2_HI - (copysign(__vmcl_asin_poly(a), x) - __VMCL_PIO2_MID);
     float t = __vmcl_asin_poly(sqrt(0.5f * (1.0f - a)));
     if (x > 0.0f) return 2.0f * t;
-    return fma(-2.0f, t, 0x1.921fb6p+1f) + -0x1.777a5cp-24f;
+    return fma(-2.0f, t, 0x1.921fb6p+1f) + -0x1.777a5dp-24f;
 }
 __VMCL_FN float asinpi(float x) { return asin(x) * 0x1.45f306p-2f; }
 __VMCL_FN float acospi(float x) { return acos(x) * 0x1.45f306p-2f; }
@@ -1033,6 +1033,251 @@ __VMCL_FN float atanh(float x)
     if (a < 0x1p-12f) return x;
     return copysign(0.5f * log1p(2.0f * a / (1.0f - a)), x);
 }
+
+/* polynomials in (x - mid), lowest degree first, from tools/cl_math_fit.py (Chebyshev
+ * interpolation against the host's double-precision libm; run it to see their errors) */
+static __constant float __vmcl_erf0[6] = {
+    0x1.fb2186p-6f, -0x1.463cc4p-2f, 0x1.7ac0fep-4f, -0x1.62231ap-6f, 0x1.10f880p-8f,
+    -0x1.623bf0p-11f};
+static __constant float __vmcl_erfc_a[9] = {
+    0x1.78a692p-2f, -0x1.abaacap-3f, 0x1.b56f44p-4f, -0x1.9b6602p-5f, 0x1.68a41cp-6f,
+    -0x1.28fe38p-7f, 0x1.d0ed92p-9f, -0x1.749050p-10f, 0x1.090d50p-11f};
+static __constant float __vmcl_erfc_b[10] = {
+    0x1.c3987ep-3f, -0x1.4baeacp-4f, 0x1.cdc87cp-6f, -0x1.32a8aap-7f, 0x1.868360p-9f,
+    -0x1.deb6fep-11f, 0x1.1ad2e4p-12f, -0x1.44633ap-14f, 0x1.840fc6p-16f, -0x1.a2c452p-18f};
+static __constant float __vmcl_erfc_c[9] = {
+    0x1.18932cp-3f, -0x1.094920p-5f, 0x1.e9412ap-8f, -0x1.b8bb22p-10f, 0x1.845b9ap-12f,
+    -0x1.4e109cp-14f, 0x1.1ac40ap-16f, -0x1.029090p-18f, 0x1.a4a4e2p-21f};
+static __constant float __vmcl_erfc_d[10] = {
+    0x1.2f7712p-4f, -0x1.3c24dcp-7f, 0x1.46aaa4p-10f, -0x1.4edbf8p-13f, 0x1.54ed28p-16f,
+    -0x1.581b80p-19f, 0x1.4f6d34p-22f, -0x1.4ddf86p-25f, 0x1.b2a3fcp-28f, -0x1.a8b466p-31f};
+static __constant float __vmcl_gamma12[11] = {
+    0x1.c5bf8ap-1f, 0x1.08ea4ep-5f, 0x1.a8c4e0p-2f, -0x1.b7717ep-4f, 0x1.2838bcp-3f,
+    -0x1.3e555cp-4f, 0x1.e133a6p-5f, -0x1.291e44p-5f, 0x1.946236p-6f, -0x1.84c736p-6f,
+    0x1.03e9e0p-6f};
+
+static __constant float __vmcl_lgamma1[16] = {
+    -0x1.2788d0p-1f, 0x1.a51a66p-1f, -0x1.9a4d58p-2f, 0x1.151326p-2f, -0x1.a8b81ep-3f,
+    0x1.5b3f3cp-3f, -0x1.27373cp-3f, 0x1.013c3ap-3f, -0x1.c1df56p-4f, 0x1.942a16p-4f,
+    -0x1.a69974p-4f, 0x1.84eff0p-4f, -0x1.85c54cp-6f, 0x1.580e6ap-6f, -0x1.69d56cp-3f,
+    0x1.559fb4p-3f};
+static __constant float __vmcl_lgamma2[10] = {
+    0x1.b0ee60p-2f, 0x1.4a34ccp-2f, -0x1.13dffcp-4f, 0x1.513222p-6f, -0x1.e40f70p-8f,
+    0x1.7ae6fep-9f, -0x1.36ddb8p-10f, 0x1.098f92p-11f, -0x1.0a2580p-12f, 0x1.dbf09ap-14f};
+
+/* Horner's rule in t with fused multiply-adds over n coefficients, lowest degree first */
+__VMCL_INL float __vmcl_poly(float t, __constant float *c, int n)
+{
+    float p = c[n - 1];
+    for (int i = n - 2; i >= 0; i--) p = fma(p, t, c[i]);
+    return p;
+}
+
+/* --- sinpi, cospi, tanpi: |x| < 2^24 is x = r + n/2 exactly, n an integer, |r| <= 1/4; pi r is
+ * carried as a pair, so there is no reduction error at all (unlike sin(M_PI * x)) */
+__VMCL_INL int __vmcl_rem_half(float ax, __private float *h, __private float *l, __private float *r)
+{
+    float n = rint(ax + ax);
+    float rr = ax - 0.5f * n;                      /* exact */
+    float ph = rr * 0x1.921fb6p+1f;
+    float pl = fma(rr, 0x1.921fb6p+1f, -ph) + rr * -0x1.777a5dp-24f;
+    *h = ph + pl;
+    *l = pl - (*h - ph);
+    *r = rr;
+    return (int)n & 3;
+}
+/* pi x for |x| < 2^-100 (products this small would lose the pair's low part to underflow) */
+__VMCL_INL float __vmcl_pi_tiny(float x)
+{
+    float s = x * 0x1p100f;
+    return fma(s, 0x1.921fb6p+1f, s * -0x1.777a5dp-24f) * 0x1p-100f;
+}
+__VMCL_FN float sinpi(float x)
+{
+    if (isnan(x) || isinf(x)) return NAN;
+    if (x == 0.0f) return x;
+    float ax = fabs(x), res = 0.0f;                /* |x| >= 2^23: an integer, +0 */
+    if (ax < 0x1p-100f) return __vmcl_pi_tiny(x);
+    if (ax < 0x1p23f) {
+        float h, l, r;
+        int q = __vmcl_rem_half(ax, &h, &l, &r);
+        if (r == 0.0f) res = q == 1 ? 1.0f : q == 3 ? -1.0f : 0.0f;
+        else {
+            res = (q & 1) ? __vmcl_cos_k(h, l) : __vmcl_sin_k(h, l);
+            if (q & 2) res = -res;
+        }
+    }
+    return x < 0.0f ? -res : res;                  /* odd: sinpi(-n) = -0 */
+}
+__VMCL_FN float cospi(float x)
+{
+    if (isnan(x) || isinf(x)) return NAN;
+    float ax = fabs(x);
+    if (ax >= 0x1p24f || ax < 0x1p-14f) return 1.0f;   /* an even integer; or 1 - (pi x)^2/2 rounds to 1 */
+    float h, l, r;
+    int q = __vmcl_rem_half(ax, &h, &l, &r);
+    if (r == 0.0f) return (q & 1) ? 0.0f : q == 0 ? 1.0f : -1.0f;   /* cospi(n + 1/2) = +0 */
+    float res = (q & 1) ? __vmcl_sin_k(h, l) : __vmcl_cos_k(h, l);
+    return ((q + 1) & 2) ? -res : res;
+}
+__VMCL_FN float tanpi(float x)
+{
+    if (isnan(x) || isinf(x)) return NAN;
+    if (x == 0.0f) return x;
+    float ax = fabs(x), res = 0.0f;                /* |x| >= 2^24: an even integer, +0 */
+    if (ax < 0x1p-100f) return __vmcl_pi_tiny(x);
+    if (ax < 0x1p24f) {
+        float h, l, r;
+        int q = __vmcl_rem_half(ax, &h, &l, &r);
+        if (r == 0.0f) {
+            /* tanpi(n) = +0 for even n, -0 for odd; tanpi(n + 1/2) = +inf for even n, -inf odd */
+            res = q == 0 ? 0.0f : q == 1 ? INFINITY : q == 2 ? -0.0f : -INFINITY;
+        } else {
+            float s = __vmcl_sin_k(h, l), c = __vmcl_cos_k(h, l);
+            res = (q & 1) ? -c / s : s / c;
+        }
+    }
+    return x < 0.0f ? -res : res;                  /* odd */
+}
+
+/* --- erf and erfc. |x| < 3/4: erf(x) = x (1 + P(x^2)). 3/4 <= x < 10.1: erfc(x) = e^(-x^2) F(x)
+ * with F = erfc(x) e^(x^2), which is smooth (about 1/(x sqrt(pi)) far out), by a polynomial on
+ * each of four intervals; x^2 is carried as a pair so e^(-x^2) keeps its accuracy where x^2 is
+ * large. erf = 1 - erfc beyond 3/4 (no cancellation to speak of: erfc <= 0.29 there). */
+__VMCL_INL float __vmcl_erf_small(float x)
+{
+    return fma(x, __vmcl_poly(x * x - 0.28125f, __vmcl_erf0, 6), x);
+}
+__VMCL_INL float __vmcl_erfc_tail(float x)     /* 0.75 <= x < 10.1 */
+{
+    float f;
+    if (x < 1.75f) f = __vmcl_poly(x - 1.25f, __vmcl_erfc_a, 9);
+    else if (x < 3.0f) f = __vmcl_poly(x - 2.375f, __vmcl_erfc_b, 10);
+    else if (x < 5.0f) f = __vmcl_poly(x - 4.0f, __vmcl_erfc_c, 9);
+    else f = __vmcl_poly(x - 7.55f, __vmcl_erfc_d, 10);
+    float s = x * x, e = fma(x, x, -s);            /* x^2 = s + e exactly */
+    return exp(-s) * fma(-e, f, f);                /* e^(-s - e) = e^(-s) (1 - e) */
+}
+__VMCL_FN float erf(float x)
+{
+    if (isnan(x)) return x;
+    float ax = fabs(x);
+    if (ax < 0.75f) return __vmcl_erf_small(x);
+    if (ax >= 4.0f) return copysign(1.0f, x);     /* erfc(4) < 2^-25: 1 - erfc rounds to 1 */
+    return copysign(1.0f - __vmcl_erfc_tail(ax), x);
+}
+__VMCL_FN float erfc(float x)
+{
+    if (isnan(x)) return x;
+    if (x < -4.0f) return 2.0f;
+    if (x < -0.75f) return 2.0f - __vmcl_erfc_tail(-x);
+    if (x < 0.75f) return 1.0f - __vmcl_erf_small(x);
+    if (x < 10.1f) return __vmcl_erfc_tail(x);
+    return 0.0f;                                   /* below half the least subnormal */
+}
+
+/* --- tgamma, lgamma. Gamma(1 + t), t in [0, 1], by a polynomial; below 8 the recurrence
+ * Gamma(x + 1) = x Gamma(x) moves x there, every x + j or x - j exact; from 8 on Stirling's
+ * series, log2 Gamma(x) = (x - 1/2) log2 x - x log2 e + log2 sqrt(2 pi) + log2 e (1/(12 x) -
+ * 1/(360 x^3) + 1/(1260 x^5)), with the sum carried as a pair (as pow does) and 2^sum formed
+ * once at the end; below -8 the reflection Gamma(x) = -pi / (x sinpi(x) Gamma(-x)). */
+__VMCL_INL float __vmcl_gamma_big(float x, int scale)   /* Gamma(x) 2^scale, 8 <= x < 2^23 */
+{
+    float h, l;
+    float e = (float)__vmcl_log_parts(x, &h, &l);
+    float p = h * 0x1.715476p+0f;                  /* log2 x = gh + gl */
+    float pe = fma(h, 0x1.715476p+0f, -p) + fma(h, 0x1.4ae0c0p-26f, l * 0x1.715476p+0f);
+    float gh = e + p;
+    float gl = ((e - gh) + p) + pe;
+    float y = x - 0.5f;                            /* exact */
+    float th = y * gh;
+    float tl = fma(y, gh, -th) + y * gl;
+    float m = x * 0x1.715476p+0f;                  /* x log2 e = m + me */
+    float me = fma(x, 0x1.715476p+0f, -m) + x * 0x1.4ae0c0p-26f;
+    float s = th - m, se = (th - s) - m;           /* th > m from x = 8 on */
+    float u = s + 0x1.53643ap+0f, ue = (s - u) + 0x1.53643ap+0f;   /* + log2 sqrt(2 pi) */
+    float z = 1.0f / x, z2 = z * z;
+    float corr = z * fma(z2, fma(z2, 0x1.a01a02p-11f, -0x1.6c16c2p-9f), 0x1.555556p-4f);
+    float lo = ue + se + (tl - me) + fma(corr, 0x1.715476p+0f, -0x1.6ce441p-26f);
+    float k = rint(u);
+    float f = (u - k) + lo;                        /* u - k exact */
+    float r = f * __VMCL_LN2_HI;
+    r = fma(f, __VMCL_LN2_HI, -r) + fma(f, __VMCL_LN2_LO, r);
+    return __vmcl_scale(1.0f + __vmcl_expm1_small(r), (int)k + scale);
+}
+/* Gamma(x), -8 < x < 8, x not 0 or a negative integer */
+__VMCL_INL float __vmcl_gamma_mid(float x)
+{
+    float t = x, acc = 1.0f;
+    if (x < 1.0f) {                                /* Gamma(x) = Gamma(1 + t) / (t x (x+1)...) */
+        while (t < 0.0f) { acc *= t; t += 1.0f; }
+        return __vmcl_poly(t - 0.5f, __vmcl_gamma12, 11) / (t * acc);
+    }
+    while (t >= 2.0f) { t -= 1.0f; acc *= t; }     /* Gamma(x) = (x-1)...(t) Gamma(t) */
+    return acc * __vmcl_poly(t - 1.5f, __vmcl_gamma12, 11);
+}
+__VMCL_FN float tgamma(float x)
+{
+    if (isnan(x)) return x;
+    if (x == 0.0f) return copysign(INFINITY, x);
+    if (isinf(x)) return x > 0.0f ? x : NAN;
+    if (x < 0.0f && trunc(x) == x) return NAN;     /* the poles at the negative integers */
+    if (x >= 36.0f) return INFINITY;               /* Gamma(35.05) > FLT_MAX */
+    if (x >= 8.0f) return __vmcl_gamma_big(x, 0);
+    if (x > -8.0f) return __vmcl_gamma_mid(x);
+    float s = sinpi(x);
+    if (x < -50.0f) return copysign(0.0f, s);      /* |Gamma(x)| < 2^-210 */
+    /* Gamma(-x) 2^-64 stays finite up to -x = 50; the result is scaled back */
+    float g = __vmcl_gamma_big(-x, -64);
+    return (-0x1.921fb6p+1f / (x * s * g)) * 0x1p-64f;
+}
+/* log |Gamma(x)|; *sign the sign of Gamma(x) */
+__VMCL_INL float __vmcl_lgamma(float x, __private int *sign)
+{
+    *sign = 1;
+    if (isnan(x)) return x;
+    if (isinf(x)) return INFINITY;
+    if (x == 0.0f) { *sign = signbit(x) ? -1 : 1; return INFINITY; }
+    if (x < 0.0f && trunc(x) == x) return INFINITY;
+    float ax = fabs(x);
+    if (x < 0.0f) *sign = sinpi(x) < 0.0f ? -1 : 1;
+    if (ax < 0x1p-24f) return -log(ax);            /* Gamma(x) ~ 1/x */
+    if (ax < 8.0f && x > -8.0f) {
+        /* near the zeros at 1 and 2: t L(t), t = x - 1 or x - 2 (exact), L smooth; +0 at them */
+        if (x == 1.0f || x == 2.0f) return 0.0f;
+        if (x > 0.5f && x < 1.5f) return (x - 1.0f) * __vmcl_poly(x - 1.0f, __vmcl_lgamma1, 16);
+        if (x >= 1.5f && x < 2.5f) return (x - 2.0f) * __vmcl_poly(x - 2.0f, __vmcl_lgamma2, 10);
+        return log(fabs(__vmcl_gamma_mid(x)));
+    }
+    /* ax >= 8: Stirling, (ax - 1/2) log ax - ax + log sqrt(2 pi) + 1/(12 ax) - ... */
+    float h, l;
+    float e = (float)__vmcl_log_parts(ax, &h, &l);
+    float lg = fma(e, __VMCL_LN2_HI, fma(e, __VMCL_LN2_LO, l) + h);
+    float z = 1.0f / ax;
+    float st = fma(ax - 0.5f, lg - 1.0f, -0.5f) + 0x1.d67f1cp-1f + z * fma(z * z, -0x1.6c16c2p-9f, 0x1.555556p-4f);
+    if (x > 0.0f) return st;
+    /* log |Gamma(x)| = log(pi / |x sinpi(x)|) - log Gamma(-x) */
+    return log(0x1.921fb6p+1f / fabs(x * sinpi(x))) - st;
+}
+__VMCL_FN float lgamma(float x)
+{
+    int s;
+    return __vmcl_lgamma(x, &s);
+}
+#define __VMCL_LGAMMA_R(AS)                                                                \
+    __VMCL_FN float lgamma_r(float x, AS int *signp)                                       \
+    {                                                                                      \
+        int s;                                                                             \
+        float r = __vmcl_lgamma(x, &s);                                                    \
+        *signp = s;                                                                        \
+        return r;                                                                          \
+    }
+__VMCL_LGAMMA_R(__private)
+__VMCL_LGAMMA_R(__global)
+__VMCL_LGAMMA_R(__local)
+
+/* a quiet NaN carrying nancode in its payload (as much of it as fits: 22 bits) */
+__VMCL_FN float nan(uint nancode) { return as_float(0x7fc00000u | (nancode & 0x003fffffu)); }
 
 /* --- exact functions */
 __VMCL_FN int ilogb(float x)
@@ -1211,6 +1456,10 @@ __VMCL_ALLN(__VMCL_V3, int, mad24, int) __VMCL_ALLN(__VMCL_V3, uint, mad24, uint
     __VMCL_V1(float, sinh, float, n) __VMCL_V1(float, cosh, float, n)                      \
     __VMCL_V1(float, tanh, float, n) __VMCL_V1(float, asinh, float, n)                     \
     __VMCL_V1(float, acosh, float, n) __VMCL_V1(float, atanh, float, n)                    \
+    __VMCL_V1(float, sinpi, float, n) __VMCL_V1(float, cospi, float, n)                    \
+    __VMCL_V1(float, tanpi, float, n) __VMCL_V1(float, erf, float, n)                      \
+    __VMCL_V1(float, erfc, float, n) __VMCL_V1(float, tgamma, float, n)                    \
+    __VMCL_V1(float, lgamma, float, n) __VMCL_V1(float, nan, uint, n)                      \
     __VMCL_V2(float, pow, float, n) __VMCL_V2(float, powr, float, n)                       \
     __VMCL_V2(float, atan2, float, n) __VMCL_V2(float, atan2pi, float, n)                  \
     __VMCL_V2(float, hypot, float, n) __VMCL_V2(float, fmod, float, n)                     \

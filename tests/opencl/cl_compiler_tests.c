@@ -969,9 +969,18 @@ static const char *k_math =
     "  case 30: r = fmod(a, b); break;\n"
     "  case 31: r = remainder(a, b); break;\n"
     "  case 32: r = logb(a); break;\n"
-    "  case 33: r = (float)ilogb(a) + ldexp(b, (int)a & 15); break;\n"
-    "  case 34: r = pown(a, (int)b); break;\n"
-    "  case 35: r = rootn(a, (int)b); break;\n"
+    "  case 33: r = sinpi(a); break;\n"
+    "  case 34: r = cospi(a); break;\n"
+    "  case 35: r = tanpi(a); break;\n"
+    "  case 36: r = erf(a); break;\n"
+    "  case 37: r = erfc(a); break;\n"
+    "  case 38: r = tgamma(a); break;\n"
+    "  case 39: r = lgamma(a); break;\n"
+    "  case 43: r = nan(as_uint(a)); break;\n"
+    "  case 44: r = nan((uint4)(1, 2, 3, as_uint(a))).w; break;\n"
+    "  case 40: r = (float)ilogb(a) + ldexp(b, (int)a & 15); break;\n"
+    "  case 41: r = pown(a, (int)b); break;\n"
+    "  case 42: r = rootn(a, (int)b); break;\n"
     "  }\n  o[i] = r;\n}\n";
 
 static const struct mathfn { const char *name; int arity, ulps; double lo, hi; } k_mathfns[] = {
@@ -1008,6 +1017,15 @@ static const struct mathfn { const char *name; int arity, ulps; double lo, hi; }
     {"fmod", 2, 0, 0.0, 0.0},
     {"remainder", 2, 0, 0.0, 0.0},
     {"logb", 1, 0, -3.4e+38, 3.4e+38},
+    {"sinpi", 1, 4, -3.4e+38, 3.4e+38},
+    {"cospi", 1, 4, -3.4e+38, 3.4e+38},
+    {"tanpi", 1, 6, -3.4e+38, 3.4e+38},
+    {"erf", 1, 16, -6.0, 6.0},
+    {"erfc", 1, 16, -6.0, 12.0},
+    {"tgamma", 1, 16, -45.0, 40.0},
+    /* lgamma's bound is not given by the specification (section 7.4): held to 16 ulps here away
+     * from its zeros at 1 and 2, and to an absolute 2^-20 near them (t_math) */
+    {"lgamma", 1, 16, -40.0, 1e30},
 };
 
 static double math_ref(int f, double a, double b)
@@ -1046,6 +1064,21 @@ static double math_ref(int f, double a, double b)
     case 30: return fmod(a, b);
     case 31: return remainder(a, b);
     case 32: return logb(a);
+    case 33: case 34: case 35: {
+        /* x = n + r exactly (n an integer, |r| <= 1/2): no error from forming pi x */
+        double n = rint(a), r = a - n;
+        int odd = fmod(fabs(n), 2.0) == 1.0;
+        if (isinf(a) || isnan(a)) return NAN;
+        if (f == 33) return r == 0 ? copysign(0.0, a) : (odd ? -1 : 1) * sin(M_PI * r);
+        if (f == 34) return fabs(r) == 0.5 ? 0.0 : (odd ? -1 : 1) * cos(M_PI * r);
+        if (r == 0) return odd ? copysign(0.0, -a) : copysign(0.0, a);
+        if (fabs(r) == 0.5) return ((r > 0) != odd) ? INFINITY : -INFINITY;   /* n + 1/2, n even: +inf */
+        return tan(M_PI * r);
+    }
+    case 36: return erf(a);
+    case 37: return erfc(a);
+    case 38: return tgamma(a);
+    case 39: return lgamma(a);
     }
     return 0;
 }
@@ -1159,6 +1192,8 @@ static void t_math(void)
                 bound = 16;
             }
             double u = ulps_off(o[i], want);
+            /* lgamma near its zeros (x = 1, 2 and some negative x): an absolute 2^-20 */
+            if (f < nf && !strcmp(m->name, "lgamma") && fabs((double)o[i] - want) <= 0x1p-20) u = 0;
             if (u > bound) bad++;
             if (u > worst) { worst = u; at = i; }
         }
@@ -1171,24 +1206,45 @@ static void t_math(void)
             NOTE("%-12s worst %.2f ulps (bound %d)", name, worst, f < nf ? m->ulps : f == nf ? 1 : 16);
         CHECK(bad == 0);
     }
+    /* nan(nancode), scalar and vector: a quiet NaN with the code's low 22 bits as its payload */
+    for (int f = 43; f <= 44; f++) {
+        for (int i = 0; i < N; i++) { uint32_t v = math_rng = math_rng * 1664525u + 1013904223u; memcpy(&x[i], &v, 4); }
+        OK(clEnqueueWriteBuffer(g_q, X, CL_TRUE, 0, sizeof x, x, 0, NULL, NULL));
+        OK(clSetKernelArg(k, 3, sizeof f, &f));
+        size_t g = N, l = 256;
+        OK(clEnqueueNDRangeKernel(g_q, k, 1, NULL, &g, &l, 0, NULL, NULL));
+        OK(clEnqueueReadBuffer(g_q, O, CL_TRUE, 0, sizeof o, o, 0, NULL, NULL));
+        int bad = 0;
+        for (int i = 0; i < N; i++) {
+            uint32_t code, got;
+            memcpy(&code, &x[i], 4);
+            memcpy(&got, &o[i], 4);
+            bad += got != (0x7fc00000u | (code & 0x003fffffu));
+        }
+        if (bad) printf("  FAIL nan (%s): %d of %d wrong\n", f == 43 ? "uint" : "uint4", bad, N);
+        CHECK(bad == 0);
+    }
+    NOTE("nan(uint), nan(uint4): the quiet NaN with the code as payload");
     clReleaseKernel(k);
     clReleaseProgram(p);
 
-    /* The functions that write through a pointer (sincos, frexp, modf, remquo), into private
-     * variables on the stack, one group of 256 threads (64 stack pages). */
+    /* The functions that write through a pointer (sincos, frexp, modf, remquo, lgamma_r), into
+     * private variables on the stack, one group of 256 threads (64 stack pages). */
     static const char *k_ptrs =
         "__kernel void p(__global const float *x, __global const float *y, __global float *o) {\n"
         "  size_t i = get_global_id(0);\n"
-        "  float a = x[i], c, ip; int e, q;\n"
+        "  float a = x[i], c, ip; int e, q, sg;\n"
         "  float s = sincos(a, &c);\n"
         "  float m = frexp(a, &e);\n"
         "  float fr = modf(a, &ip);\n"
         "  float r = remquo(a, y[i], &q);\n"
-        "  o[8 * i] = s; o[8 * i + 1] = c; o[8 * i + 2] = m; o[8 * i + 3] = (float)e;\n"
-        "  o[8 * i + 4] = fr; o[8 * i + 5] = ip; o[8 * i + 6] = r; o[8 * i + 7] = (float)q;\n"
+        "  float lg = lgamma_r(a, &sg);\n"
+        "  o[10 * i] = s; o[10 * i + 1] = c; o[10 * i + 2] = m; o[10 * i + 3] = (float)e;\n"
+        "  o[10 * i + 4] = fr; o[10 * i + 5] = ip; o[10 * i + 6] = r; o[10 * i + 7] = (float)q;\n"
+        "  o[10 * i + 8] = lg; o[10 * i + 9] = (float)sg;\n"
         "}\n";
     enum { NP = 256 };
-    static float po[8 * NP];
+    static float po[10 * NP];
     p = build(k_ptrs, "", CL_SUCCESS);
     k = clCreateKernel(p, "p", &err);
     OK(err);
@@ -1210,7 +1266,7 @@ static void t_math(void)
     int bad = 0;
     double worst = 0;
     for (int i = 0; i < NP; i++) {
-        const float *r = po + 8 * i;
+        const float *r = po + 10 * i;
         double us = ulps_off(r[0], sin(x[i])), uc = ulps_off(r[1], cos(x[i]));
         worst = fmax(worst, fmax(us, uc));
         bad += us > 4 || uc > 4;
@@ -1227,9 +1283,16 @@ static void t_math(void)
             printf("  x=%a y=%a: sin %a cos %a frexp %a %g modf %a %a remquo %a %g; host remquo %a %d\n", x[i], y[i],
                    r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], rq, q);
         bad += b2;
+        /* lgamma_r: the value as lgamma's bound above; the sign of Gamma(x) where it has one */
+        double lw = lgamma(x[i]);
+        int lbad = ulps_off(r[8], lw) > 16 && !(fabs((double)r[8] - lw) <= 0x1p-20);
+        if (isfinite(x[i]) && !(x[i] <= 0 && rintf(x[i]) == x[i]))
+            lbad |= r[9] != (signbit(tgamma(x[i])) ? -1.0f : 1.0f);
+        if (lbad) printf("  x=%a: lgamma_r %a sign %g; host lgamma %a\n", x[i], r[8], r[9], lw);
+        bad += lbad;
     }
-    if (bad) printf("  FAIL sincos/frexp/modf/remquo: %d mismatches\n", bad);
-    else NOTE("sincos (worst %.2f ulps), frexp, modf, remquo (exact) through private pointers", worst);
+    if (bad) printf("  FAIL sincos/frexp/modf/remquo/lgamma_r: %d mismatches\n", bad);
+    else NOTE("sincos (worst %.2f ulps), frexp, modf, remquo (exact), lgamma_r through private pointers", worst);
     CHECK(bad == 0);
     clReleaseKernel(k);
     clReleaseProgram(p);
