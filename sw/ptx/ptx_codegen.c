@@ -384,14 +384,47 @@ static int has_round(cg *g, int irnd) {
   return 0;
 }
 
-// What NVIDIA computes with its own approximations cannot be matched bit for bit: refused.
+// .sat where it is not translated (it is on add, sub, mul, fma and cvt.f32.f32: fres_ftz)
 static void f_refuse_inexact(cg *g) {
   const insn *in = g->in;
-  if (insn_has(in, "ftz"))
-    fail(g, PTX_ERR_NOT_SUPPORTED, "%s: .ftz (flushing subnormals) is not supported: the unit keeps "
-         "subnormals exactly, as IEEE 754 and PTX without .ftz do", in->text);
   if (insn_has(in, "sat"))
     fail(g, PTX_ERR_NOT_SUPPORTED, "%s: .sat (clamping to [0, 1]) is not supported", in->text);
+}
+
+// .ftz: subnormal inputs and results are flushed to a zero of their sign (PTX ISA, "Floating
+// Point Instructions"); the unit keeps subnormals, so the translation flushes around the
+// operation. Flushes F register f in place when it holds a subnormal (fclass bits 2 and 5).
+// Uses T1; seven words, a fixed forward branch.
+static void ftz_freg(cg *g, int f) {
+  emit(g, rv_fop(RV_FMV_X_W, T1, f, 0, 1));         // fclass.s
+  emit(g, rv_opi(RV_ANDI, T1, T1, 0x24));
+  emit(g, rv_b(20, RV_ZERO, T1, 0));                // beq T1, zero: not subnormal
+  emit(g, rv_fop(RV_FMV_X_W, T1, f, 0, 0));
+  emit(g, rv_srli(T1, T1, 31));
+  emit(g, rv_slli(T1, T1, 31));
+  emit(g, rv_fop(RV_FMV_W_X, f, T1, 0, 0));
+}
+// An f32 source as fsrc gives it; under .ftz a copy in `fscratch`, flushed.
+static int fsrc_ftz(cg *g, const opnd *o, int fscratch) {
+  int r = fsrc(g, o, fscratch);
+  if (!insn_has(g->in, "ftz")) return r;
+  if (r != fscratch) emit(g, rv_fop(RV_FSGNJ, fscratch, r, r, 0));
+  ftz_freg(g, fscratch);
+  return fscratch;
+}
+// .sat: the result clamped to [0.0, 1.0], a NaN to +0 (PTX ISA): fmax with +0 (RISC-V's fmax
+// gives the other operand for a NaN, and +0 for -0), then fmin with 1. Uses FS2 and T0.
+static void sat_freg(cg *g, int f) {
+  emit(g, rv_fop(RV_FMV_W_X, FS2, RV_ZERO, 0, 0));
+  emit(g, rv_fop(RV_FMINMAX, f, f, FS2, 1));
+  li(g, T0, 0x3F800000);
+  emit(g, rv_fop(RV_FMV_W_X, FS2, T0, 0, 0));
+  emit(g, rv_fop(RV_FMINMAX, f, f, FS2, 0));
+}
+// The result in F register fd, clamped under .sat, then flushed under .ftz
+static void fres_ftz(cg *g, int fd) {
+  if (insn_has(g->in, "sat")) sat_freg(g, fd);
+  if (insn_has(g->in, "ftz")) ftz_freg(g, fd);
 }
 
 // ------------------------------------------------------------------------------ f32 handlers
@@ -400,12 +433,12 @@ static void f_refuse_inexact(cg *g) {
 static void gen_farith(cg *g) {
   const insn *in = g->in;
   only_mods(g, "f32 rn rz rm rp ftz sat");
-  f_refuse_inexact(g);
   need_opnds(g, 3);
   int d = dst_vreg(g, &in->o[0]), fd = fdst(g, d);
-  int a = fsrc(g, &in->o[1], FS0), b = fsrc(g, &in->o[2], FS1);
+  int a = fsrc_ftz(g, &in->o[1], FS0), b = fsrc_ftz(g, &in->o[2], FS1);
   uint32_t f7 = !strcmp(in->op, "add") ? RV_FADD : !strcmp(in->op, "sub") ? RV_FSUB : RV_FMUL;
   emit(g, rv_fop(f7, fd, a, b, f_round(g, 0)));
+  fres_ftz(g, fd);
   fput(g, d, fd);
 }
 
@@ -413,13 +446,13 @@ static void gen_farith(cg *g) {
 static void gen_ffma(cg *g) {
   const insn *in = g->in;
   only_mods(g, "f32 rn rz rm rp ftz sat");
-  f_refuse_inexact(g);
   if (!has_round(g, 0))
     fail(g, PTX_ERR_NOT_SUPPORTED, "%s without a rounding modifier is not supported (fma needs .rn, .rz, .rm or .rp)", in->text);
   need_opnds(g, 4);
   int d = dst_vreg(g, &in->o[0]), fd = fdst(g, d);
-  int a = fsrc(g, &in->o[1], FS0), b = fsrc(g, &in->o[2], FS1), c = fsrc(g, &in->o[3], FS2);
+  int a = fsrc_ftz(g, &in->o[1], FS0), b = fsrc_ftz(g, &in->o[2], FS1), c = fsrc_ftz(g, &in->o[3], FS2);
   emit(g, rv_fma(RV_FMADD, fd, a, b, c, f_round(g, 0)));
+  fres_ftz(g, fd);
   fput(g, d, fd);
 }
 
@@ -431,7 +464,7 @@ static void gen_fother(cg *g) {
   f_refuse_inexact(g);
   need_opnds(g, two ? 3 : 2);
   int d = dst_vreg(g, &in->o[0]), fd = fdst(g, d);
-  int a = fsrc(g, &in->o[1], FS0);
+  int a = fsrc_ftz(g, &in->o[1], FS0);
   if (!strcmp(in->op, "neg") || !strcmp(in->op, "abs")) {
     // the sign bit, then fmax.s with itself: a NaN becomes the canonical 0x7fffffff, as
     // NVIDIA's neg.f32 and abs.f32 give for every NaN (measured on an H100:
@@ -439,7 +472,7 @@ static void gen_fother(cg *g) {
     emit(g, rv_fop(RV_FSGNJ, fd, a, a, !strcmp(in->op, "neg") ? 1 : 2));
     emit(g, rv_fop(RV_FMINMAX, fd, fd, fd, 1));
   } else {
-    int b = fsrc(g, &in->o[2], FS1);
+    int b = fsrc_ftz(g, &in->o[2], FS1);
     if (!strcmp(in->op, "copysign")) emit(g, rv_fop(RV_FSGNJ, fd, b, a, 0));  // b's value, a's sign
     else emit(g, rv_fop(RV_FMINMAX, fd, a, b, !strcmp(in->op, "max")));
   }
@@ -458,7 +491,7 @@ static void gen_fsetp(cg *g) {
   need_opnds(g, boolop ? 4 : 3);
   int d = dst_vreg(g, &in->o[0]), rd = dst(g, d);
   if (rc_of(g, d) != RC_PRED) fail(g, PTX_ERR_INVALID_PTX, "setp writes a predicate");
-  int a = fsrc(g, &in->o[1], FS0), b = fsrc(g, &in->o[2], FS1);
+  int a = fsrc_ftz(g, &in->o[1], FS0), b = fsrc_ftz(g, &in->o[2], FS1);
   int r = boolop ? T1 : rd;
   enum { EQ = 2, LT = 1, LE = 0 };
   // {compare, swap operands, invert}
@@ -655,9 +688,20 @@ static void gen_cvt_64_f32(cg *g, int d, int is_signed, uint32_t rm) {
 static void gen_fcvt(cg *g, const char *dtype, const char *stype) {
   const insn *in = g->in;
   tinfo dt = parse_type(dtype), st = parse_type(stype);
-  f_refuse_inexact(g);
   if ((dt.is_float && dt.bits != 32) || (st.is_float && st.bits != 32))
     fail(g, PTX_ERR_NOT_SUPPORTED, "%s: only f32 floating point is supported (no f16/bf16/f64)", in->text);
+  if (dt.is_float && st.is_float && !has_round(g, 1) && !has_round(g, 0) && dt.bits == 32 && st.bits == 32) {
+    // cvt[.ftz][.sat].f32.f32: a move, clamped and flushed as the modifiers say (NVRTC's expf
+    // clamps with cvt.sat.f32.f32)
+    only_mods(g, "ftz sat f32");
+    int d2 = dst_vreg(g, &in->o[0]), fd = fdst(g, d2);
+    int a = fsrc_ftz(g, &in->o[1], FS0);
+    emit(g, rv_fop(RV_FSGNJ, fd, a, a, 0));
+    fres_ftz(g, fd);
+    fput(g, d2, fd);
+    return;
+  }
+  f_refuse_inexact(g);
   if (dt.is_float && st.is_float)
     fail(g, PTX_ERR_NOT_SUPPORTED, "%s: rounding a float to an integral float has no F instruction", in->text);
   int d = dst_vreg(g, &in->o[0]);
@@ -690,26 +734,109 @@ static void gen_fcvt(cg *g, const char *dtype, const char *stype) {
   put(g, d, rd);
 }
 
-// div rcp sqrt .rn/.rz/.rm/.rp.f32: IEEE 754's correctly rounded division and square root,
-// which the unit's simt_fdiv computes exactly (rcp is 1.0 / x)
+// rd (an F register) = the f32 constant with these bits; uses T0
+static void fconst(cg *g, int rd, uint32_t bits) {
+  li(g, T0, (int32_t)bits);
+  emit(g, rv_fop(RV_FMV_W_X, rd, T0, 0, 0));
+}
+
+// div rcp sqrt rsqrt .f32. The .rn/.rz/.rm/.rp forms are IEEE 754's correctly rounded
+// operations, which the unit's simt_fdiv computes exactly (rcp is 1.0 / x). The .approx and
+// .full forms are approximations in PTX, defined by an error bound, not by their bits; the
+// translation computes them correctly rounded where that is one operation (div.full,
+// rcp.approx, sqrt.approx), rsqrt.approx as 1 / sqrt(x) (two roundings), and div.approx as PTX
+// defines it, a * (1 / b) with the reciprocal flushed (so 0 for 2^126 < |b|, NaN for inf / that),
+// a / b for a subnormal b (as NVIDIA's)
+// (docs/ptx.md, "Approximations"). .ftz flushes inputs and the result.
 static void gen_fdiv(cg *g) {
   const insn *in = g->in;
-  int is_sqrt = !strcmp(in->op, "sqrt"), is_rcp = !strcmp(in->op, "rcp");
-  only_mods(g, "f32 rn rz rm rp ftz sat");
+  const char *op = in->op;
+  int is_sqrt = !strcmp(op, "sqrt"), is_rcp = !strcmp(op, "rcp"), is_rsqrt = !strcmp(op, "rsqrt");
+  only_mods(g, "f32 rn rz rm rp ftz sat approx full");
   f_refuse_inexact(g);
-  need_opnds(g, is_sqrt || is_rcp ? 2 : 3);
+  need_opnds(g, is_sqrt || is_rcp || is_rsqrt ? 2 : 3);
+  int approx = insn_has(in, "approx"), full = insn_has(in, "full");
+  if (full && strcmp(op, "div")) fail(g, PTX_ERR_INVALID_PTX, "%s: .full is a form of div only", in->text);
   int d = dst_vreg(g, &in->o[0]), fd = fdst(g, d);
-  uint32_t rm = f_round(g, 0);
+  uint32_t rm = approx || full ? RV_RNE : f_round(g, 0);
   if (is_sqrt) {
-    emit(g, rv_fop(0x2C, fd, fsrc(g, &in->o[1], FS0), 0, rm));
+    emit(g, rv_fop(0x2C, fd, fsrc_ftz(g, &in->o[1], FS0), 0, rm));
+  } else if (is_rsqrt) {
+    int x = fsrc_ftz(g, &in->o[1], FS0);
+    emit(g, rv_fop(0x2C, FS1, x, 0, RV_RNE));
+    fconst(g, FS2, 0x3F800000u);
+    emit(g, rv_fop(0x0C, fd, FS2, FS1, RV_RNE));
   } else if (is_rcp) {
-    opnd one = {.kind = O_IMM, .imm = 0x3F800000};
-    int a = fsrc(g, &one, FS0), b = fsrc(g, &in->o[1], FS1);
-    emit(g, rv_fop(0x0C, fd, a, b, rm));
+    int b = fsrc_ftz(g, &in->o[1], FS1);
+    fconst(g, FS2, 0x3F800000u);
+    emit(g, rv_fop(0x0C, fd, FS2, b, rm));
+  } else if (approx) {
+    // a subnormal divisor (left by .ftz only as 0): a / b, as NVIDIA's div.approx gives it
+    // (measured: 2^-149 / 2^-149 = 1, where 1 / 2^-149 would overflow)
+    int a = fsrc_ftz(g, &in->o[1], FS0), b = fsrc_ftz(g, &in->o[2], FS1);
+    emit(g, rv_fop(RV_FMV_X_W, T1, b, 0, 1));         // fclass.s
+    emit(g, rv_opi(RV_ANDI, T1, T1, 0x24));
+    emit(g, rv_b(12, RV_ZERO, T1, 0));                // beq T1, zero: normal, zero, inf or NaN
+    emit(g, rv_fop(0x0C, fd, a, b, RV_RNE));
+    int p_done = g->n;
+    emit(g, 0);
+    fconst(g, FS2, 0x3F800000u);
+    emit(g, rv_fop(0x0C, FS2, FS2, b, RV_RNE));
+    ftz_freg(g, FS2);
+    emit(g, rv_fop(RV_FMUL, fd, a, FS2, RV_RNE));
+    g->buf[p_done] = rv_j((g->n - p_done) * 4, RV_ZERO);
   } else {
-    int a = fsrc(g, &in->o[1], FS0), b = fsrc(g, &in->o[2], FS1);
+    int a = fsrc_ftz(g, &in->o[1], FS0), b = fsrc_ftz(g, &in->o[2], FS1);
     emit(g, rv_fop(0x0C, fd, a, b, rm));
   }
+  fres_ftz(g, fd);
+  fput(g, d, fd);
+}
+
+// ex2.approx[.ftz].f32: 2^x = 2^k 2^f, k = x rounded to an integer, f = x - k exactly, |f| <=
+// 1/2; 2^f by a degree-7 polynomial (Chebyshev interpolation, tools/cl_math_fit.py's method:
+// 0.78 ulp at most with the rounding of its evaluation, PTX allows 2); 2^k as two factors
+// 2^(k>>1) and 2^(k - (k>>1)) so that the product rounds once, subnormals included. x is
+// clamped to [-160, 160] first (inf and 0 come out of the scaling); a NaN gives the canonical
+// NaN (x + x). .ftz flushes the input (2^0 = 1 either way) and the result.
+static void gen_fex2(cg *g) {
+  static const uint32_t c[8] = {0x3f800000u, 0x3f317218u, 0x3e75fdf0u, 0x3d635847u,
+                                0x3c1d94ecu, 0x3aaec3bbu, 0x3922363du, 0x37806072u};
+  const insn *in = g->in;
+  only_mods(g, "approx ftz f32");
+  need_opnds(g, 2);
+  int d = dst_vreg(g, &in->o[0]), fd = fdst(g, d);
+  int x = fsrc_ftz(g, &in->o[1], FS0);
+  if (x != FS0) emit(g, rv_fop(RV_FSGNJ, FS0, x, x, 0));
+  emit(g, rv_fop(RV_FCMP, T0, FS0, FS0, 2));          // feq: not a NaN
+  emit(g, rv_b(12, RV_ZERO, T0, 1));                  // bne T0, zero: go on
+  emit(g, rv_fop(RV_FADD, fd, FS0, FS0, RV_RNE));
+  int p_done = g->n;
+  emit(g, 0);                                         // j done
+  fconst(g, FS1, 0x43200000u);                        // 160
+  emit(g, rv_fop(RV_FMINMAX, FS0, FS0, FS1, 0));
+  fconst(g, FS1, 0xC3200000u);                        // -160
+  emit(g, rv_fop(RV_FMINMAX, FS0, FS0, FS1, 1));
+  emit(g, rv_fop(RV_FCVT_W_S, T1, FS0, 0, RV_RNE));   // k
+  emit(g, rv_fop(RV_FCVT_S_W, FS1, T1, 0, RV_RNE));
+  emit(g, rv_fop(RV_FSUB, FS1, FS0, FS1, RV_RNE));    // f, exact
+  fconst(g, FS2, c[7]);
+  for (int i = 6; i >= 0; --i) {
+    fconst(g, FS0, c[i]);
+    emit(g, rv_fma(RV_FMADD, FS2, FS2, FS1, FS0, RV_RNE));
+  }
+  emit(g, rv_srai(T0, T1, 1));                        // k1 = k >> 1
+  emit(g, rv_op(RV_SUB, T1, T1, T0));                 // k2 = k - k1
+  emit(g, rv_opi(RV_ADDI, T0, T0, 127));
+  emit(g, rv_slli(T0, T0, 23));
+  emit(g, rv_fop(RV_FMV_W_X, FS0, T0, 0, 0));
+  emit(g, rv_fop(RV_FMUL, FS2, FS2, FS0, RV_RNE));    // exact: 2^f 2^k1 is normal
+  emit(g, rv_opi(RV_ADDI, T1, T1, 127));
+  emit(g, rv_slli(T1, T1, 23));
+  emit(g, rv_fop(RV_FMV_W_X, FS0, T1, 0, 0));
+  emit(g, rv_fop(RV_FMUL, fd, FS2, FS0, RV_RNE));
+  g->buf[p_done] = rv_j((g->n - p_done) * 4, RV_ZERO);
+  fres_ftz(g, fd);
   fput(g, d, fd);
 }
 
@@ -722,15 +849,20 @@ static int gen_float(cg *g) {
   const char *t = insn_type(in);
   for (int i = 0; kFloatApprox[i]; ++i)
     if (!strcmp(in->op, kFloatApprox[i]) && t && parse_type(t).is_float) {
-      if (insn_has(in, "approx") || insn_has(in, "full") || !strcmp(in->op, "sin") ||
-          !strcmp(in->op, "cos") || !strcmp(in->op, "lg2") || !strcmp(in->op, "ex2") ||
-          !strcmp(in->op, "tanh") || !strcmp(in->op, "rsqrt"))
-        fail(g, PTX_ERR_NOT_SUPPORTED, "%s is one of NVIDIA's hardware approximations, which the unit "
-             "cannot reproduce bit for bit", in->text);
       if (!strcmp(in->op, "testp")) fail(g, PTX_ERR_NOT_SUPPORTED, "%s is not supported", in->text);
       if (strcmp(t, "f32")) fail(g, PTX_ERR_NOT_SUPPORTED, "%s: only f32 floating point is supported (no f16/bf16/f64)", in->text);
-      if (!has_round(g, 0)) fail(g, PTX_ERR_INVALID_PTX, "%s needs .rn, .rz, .rm, .rp, .approx or .full", in->text);
-      gen_fdiv(g);
+      if (!strcmp(in->op, "sin") || !strcmp(in->op, "cos") || !strcmp(in->op, "lg2") || !strcmp(in->op, "tanh"))
+        fail(g, PTX_ERR_NOT_SUPPORTED, "%s: the approximation %s.approx is not translated (ex2, rcp, sqrt, "
+             "rsqrt and div are)", in->text, in->op);
+      int approx = insn_has(in, "approx"), full = insn_has(in, "full");
+      if ((!strcmp(in->op, "ex2") || !strcmp(in->op, "rsqrt")) && !approx)
+        fail(g, PTX_ERR_INVALID_PTX, "%s needs .approx", in->text);
+      if (!approx && !full && !has_round(g, 0))
+        fail(g, PTX_ERR_INVALID_PTX, "%s needs .rn, .rz, .rm, .rp, .approx or .full", in->text);
+      if ((approx || full) && has_round(g, 0))
+        fail(g, PTX_ERR_INVALID_PTX, "%s: a rounding modifier with .%s", in->text, approx ? "approx" : "full");
+      if (!strcmp(in->op, "ex2")) gen_fex2(g);
+      else gen_fdiv(g);
       return 1;
     }
   if (!t || !parse_type(t).is_float) return 0;

@@ -93,7 +93,13 @@ def main():
     for cu in sorted(glob.glob(os.path.join(HERE, "kernels", "*.cu"))):
         base = os.path.splitext(os.path.basename(cu))[0]
         with open(cu) as f:
-            ptx = nv.compile(f.read(), base + ".cu", options)
+            text = f.read()
+        # a kernel file may add options on its first line: "// nvrtc-options: -use_fast_math"
+        extra = []
+        first = text.split("\n", 1)[0]
+        if first.startswith("// nvrtc-options:"):
+            extra = first.split(":", 1)[1].split()
+        ptx = nv.compile(text, base + ".cu", options + extra)
         with open(os.path.join(args.out, base + ".ptx"), "w") as f:
             f.write(ptx)
         print(f"gen_ptx: {base}.ptx ({ptx.count(chr(10))} lines, NVRTC {nv.version}, {args.arch})")

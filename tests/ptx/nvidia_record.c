@@ -5,12 +5,13 @@
 // them, runs the translated kernel on the recorded inputs and compares every output bit for bit.
 //
 // Built and run on a machine with an NVIDIA GPU only (not part of the CMake build):
-//   gcc -O2 -I/usr/local/cuda/include tests/ptx/nvidia_record.c
+//   gcc -O2 -I/usr/local/cuda/include tests/ptx/nvidia_record.c -lm
 //       -L/usr/local/cuda/lib64/stubs -lcuda -o nvidia_record
 //   ./nvidia_record tests/ptx/fixtures <out dir>
 //
 // Format: "kernel NAME grid G block B", then sections "name count" followed by count words.
 #include <cuda.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,14 +126,19 @@ static void run(CUfunction fn, unsigned grid, unsigned block, void **params) {
   CK(cuCtxSynchronize());
 }
 
-// fcmp_f32 / fcvt_f32: every pair of edge values, then random pairs
+// fcmp_f32 / fcvt_f32 / fmath_f32: every pair of edge values, then random pairs (for fmath_f32,
+// `moderate`: a in +-2^[-4, 8), where exp, tanh and erf are not saturated; b in +-2^[-20, 20))
 static void pairs(const char *fx, const char *odir, const char *gpu, const char *file,
-                  const char *kernel, unsigned per) {
+                  const char *kernel, unsigned per, int moderate) {
   const unsigned n = 1024;
   uint32_t *a = malloc(4 * n), *b = malloc(4 * n), *o = malloc(4 * per * n);
   unsigned k = 0;
   for (unsigned i = 0; i < NEDGE; ++i)
     for (unsigned j = 0; j < NEDGE; ++j) a[k] = kEdges[i], b[k] = kEdges[j], ++k;
+  for (; k < n && moderate; ++k) {
+    a[k] = fbits(ldexpf(frand(-1.0f, 1.0f), (int)(rnd() % 12) - 4));
+    b[k] = fbits(ldexpf(frand(-1.0f, 1.0f), (int)(rnd() % 40) - 20));
+  }
   for (; k < n; ++k) {
     a[k] = (k % 3 == 0) ? fbits(frand(-3e9f, 3e9f)) : rnd();
     b[k] = (k % 4 == 0) ? (a[k] ^ 0x80000000u) + (rnd() % 64) - 32 : (k % 2 ? rnd() : rnd() >> (rnd() % 32));
@@ -167,8 +173,8 @@ int main(int argc, char **argv) {
   CK(cuCtxSetCurrent(ctx));
   printf("device: %s\n", gpu);
 
-  pairs(fx, odir, gpu, "fcmp_f32.ptx", "fcmp_f32", 16);
-  pairs(fx, odir, gpu, "fcvt_f32.ptx", "fcvt_f32", 12);
+  pairs(fx, odir, gpu, "fcmp_f32.ptx", "fcmp_f32", 16, 0);
+  pairs(fx, odir, gpu, "fcvt_f32.ptx", "fcvt_f32", 12, 0);
 
   {  // saxpy: y = a*x + y, one thread per element
     const unsigned n = 1000;
@@ -210,6 +216,8 @@ int main(int argc, char **argv) {
     fclose(f);
     printf("reduce_f32: %u elements, %u blocks\n", n, grid);
   }
+  pairs(fx, odir, gpu, "fmath_f32.ptx", "fmath_f32", 8, 1);
+  pairs(fx, odir, gpu, "fmath_fast_f32.ptx", "fmath_fast_f32", 8, 1);
   CK(cuDevicePrimaryCtxRelease(dev));
   return 0;
 }

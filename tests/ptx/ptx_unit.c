@@ -1,6 +1,6 @@
 // Host tests of the PTX translator (sw/ptx): every fixture of NVRTC's translates with the
-// descriptor its source implies; f32 forms the unit cannot compute bit for bit (.ftz, .sat,
-// NVIDIA's approximations, div/sqrt without fdiv), a made-up instruction and PTX that needs a
+// descriptor its source implies; f32 forms the unit does not compute (sin/cos/lg2/tanh .approx,
+// div/sqrt without fdiv), a made-up instruction and PTX that needs a
 // unsupported instruction fail with the named error at the right line; bad arguments;
 // and the ptx_translate_ms figure.
 //
@@ -154,7 +154,8 @@ int main(int argc, char **argv) {
       {"spin.ptx", "spin", 2, 0},       {"intops.ptx", "intops", 4, 0},
       {"atomics.ptx", "histo", 4, 0},   {"saxpy_f32.ptx", "saxpy", 4, 0},
       {"reduce_f32.ptx", "reduce_f32", 4, 256}, {"fcmp_f32.ptx", "fcmp_f32", 4, 0},
-      {"fcvt_f32.ptx", "fcvt_f32", 4, 0}, {"fdiv_f32.ptx", "fdiv_f32", 4, 0}};
+      {"fcvt_f32.ptx", "fcvt_f32", 4, 0}, {"fdiv_f32.ptx", "fdiv_f32", 4, 0},
+      {"fmath_f32.ptx", "fmath_f32", 4, 0}, {"fmath_fast_f32.ptx", "fmath_fast_f32", 4, 0}};
   for (size_t i = 0; i < sizeof kOk / sizeof kOk[0]; ++i) {
     ptx_module *m = translate_ok(dir, kOk[i].file, kOk[i].kernel);
     if (!m) continue;
@@ -228,15 +229,21 @@ int main(int argc, char **argv) {
     ptx_module_free(lm);
   }
 
-  // f32 the unit cannot compute bit for bit: NOT_SUPPORTED at the line of the instruction, here
-  // with its fma.rn.f32 made .ftz in NVRTC's saxpy
+  // .ftz translates (inputs and result flushed around the operation): NVRTC's saxpy with its
+  // fma.rn.f32 made .ftz
   char *sax = read_file(dir, "saxpy_f32.ptx", &len);
   CHECK(sax != NULL, "saxpy_f32.ptx missing");
   if (sax) {
     int fl = line_of(sax, "fma.rn.f32");
     CHECK(fl > 0, "saxpy_f32.ptx has no fma.rn.f32");
     char *ftz = replace_line(sax, "fma.rn.f32", "\tfma.rn.ftz.f32 \t%f4, %f3, %f2, %f1;");
-    if (ftz) expect_error("f32 .ftz (saxpy)", ftz, PTX_ERR_NOT_SUPPORTED, fl, "fma.rn.ftz.f32");
+    if (ftz) {
+      ptx_module *fm = NULL;
+      ptx_error fe;
+      ptx_status fs = ptx_translate(ftz, strlen(ftz), NULL, &fm, &fe);
+      CHECK(fs == PTX_OK, "saxpy with fma.rn.ftz.f32: %s (%s)", ptx_status_name(fs), fe.message);
+      if (fs == PTX_OK) ptx_module_free(fm);
+    }
     free(ftz);
     free(sax);
   }
@@ -290,18 +297,22 @@ int main(int argc, char **argv) {
   expect_body_error("brev.b64", "brev.b64 %rd2, %rd1;", PTX_ERR_NOT_SUPPORTED, "brev.b64");
   expect_body_error("prmt, unknown selector", "prmt.b32 %r4, %r1, %r2, %r3;", PTX_ERR_NOT_SUPPORTED, "prmt.b32");
   expect_body_error("warp shuffle", "shfl.sync.down.b32 %r1, %r2, 1, 31, -1;", PTX_ERR_NOT_SUPPORTED, "shfl.sync.down.b32");
-  expect_body_error("f32 .ftz", "add.ftz.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "add.ftz.f32");
-  expect_body_error("f32 .sat", "mul.rn.sat.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "mul.rn.sat.f32");
-  expect_body_error("div.rn.ftz.f32", "div.rn.ftz.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "div.rn.ftz.f32");
-  expect_body_error("div.full.f32", "div.full.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "div.full.f32");
-  expect_body_error("div.approx.f32", "div.approx.f32 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "div.approx.f32");
-  expect_body_error("rcp.approx.f32", "rcp.approx.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "rcp.approx.f32");
-  expect_body_error("rsqrt.approx.f32", "rsqrt.approx.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "rsqrt.approx.f32");
+  expect_body_ok("f32 .ftz", "add.ftz.f32 %f1, %f2, %f3; mul.rn.ftz.f32 %f2, %f1, %f3; "
+                 "setp.lt.ftz.f32 %p1, %f1, %f2; max.ftz.f32 %f3, %f1, %f2; neg.ftz.f32 %f1, %f3; "
+                 "st.global.f32 [%rd4], %f1;");
+  expect_body_ok("f32 .sat", "mul.rn.sat.f32 %f1, %f2, %f3; cvt.sat.f32.f32 %f2, %f1; "
+                 "fma.rn.ftz.sat.f32 %f3, %f1, %f2, %f1; st.global.f32 [%rd4], %f3;");
+  expect_body_error("f16 arithmetic", "add.rn.f16 %f1, %f2, %f3;", PTX_ERR_NOT_SUPPORTED, "add.rn.f16");
+  expect_body_ok("the approximations the unit computes",
+                 "div.rn.ftz.f32 %f1, %f2, %f3; div.full.f32 %f2, %f1, %f3; div.approx.ftz.f32 %f3, %f1, %f2; "
+                 "rcp.approx.ftz.f32 %f1, %f3; rsqrt.approx.f32 %f2, %f1; sqrt.approx.f32 %f3, %f2; "
+                 "ex2.approx.ftz.f32 %f1, %f3; ex2.approx.f32 %f2, %f1; st.global.f32 [%rd4], %f2;");
   expect_body_error("div.f64", "div.rn.f64 %rd1, %rd2, %rd3;", PTX_ERR_NOT_SUPPORTED, "div.rn.f64");
-  expect_body_error("sqrt.approx.f32", "sqrt.approx.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "sqrt.approx.f32");
-  expect_body_error("ex2.approx.f32", "ex2.approx.ftz.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "ex2.approx.ftz.f32");
+  expect_body_error("ex2 without .approx", "ex2.f32 %f1, %f2;", PTX_ERR_INVALID_PTX, "ex2.f32");
+  expect_body_error("div.approx with a rounding", "div.approx.rn.f32 %f1, %f2, %f3;", PTX_ERR_INVALID_PTX, "div.approx.rn.f32");
   expect_body_error("sin.approx.f32", "sin.approx.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "sin.approx.f32");
   expect_body_error("lg2.approx.f32", "lg2.approx.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "lg2.approx.f32");
+  expect_body_error("tanh.approx.f32", "tanh.approx.f32 %f1, %f2;", PTX_ERR_NOT_SUPPORTED, "tanh.approx.f32");
   expect_body_error("fma without rounding", "fma.f32 %f1, %f2, %f3, %f4;", PTX_ERR_NOT_SUPPORTED, "fma.f32");
   expect_body_error("f64 add", "add.f64 %rd1, %rd2, %rd3;", PTX_ERR_NOT_SUPPORTED, "add.f64");
   expect_body_error("cvt to f64", "cvt.f64.f32 %rd1, %f1;", PTX_ERR_NOT_SUPPORTED, "cvt.f64.f32");

@@ -737,6 +737,81 @@ static void fdiv_ref(uint32_t ua, uint32_t ub, uint32_t o[8]) {
   o[7] = nv_sqrt(fbits(fnan(ub) ? 0x7FFFFFFFu : ub & 0x7FFFFFFFu), FE_UPWARD);
 }
 
+// fmath_f32: CUDA's math functions built on PTX's approximations. Their results are defined
+// within error bounds, so each output is held to its bound in ulps of the exact answer (the
+// host's libm in double precision): CUDA's programming guide gives 2 ulps for expf, exp2f,
+// tanhf, erff, rsqrtf and __fdividef (for 2^-126 <= |y| <= 2^126; 0 above, where PTX's
+// div.approx is a * (1/b) with the reciprocal flushed), 2 + floor(|1.173 x|) for __expf;
+// the sigmoid 1 / (1 + expf(-x)) composes two roundings and expf's bound: 4. Where the exact
+// answer is subnormal, a flushed zero also passes (expf's ex2.approx.ftz flushes).
+// Returns the worst ratio of error to bound over the 8 words (<= 1 passes).
+static double ulps_from(uint32_t got, double want) {
+  float g = fbits(got);
+  if (std::isnan(want) || std::isnan(g)) return std::isnan(want) && std::isnan(g) ? 0 : 1e9;
+  float wf = (float)want;
+  if (std::isinf(wf) || std::isinf(g)) return g == wf ? 0 : 1e9;
+  int e;
+  std::frexp(want, &e);
+  double ulp = std::ldexp(1.0, std::max(e - 1, -126) - 23);
+  return std::fabs((double)g - want) / ulp;
+}
+static float ftz(float v) { return std::fabs(v) < 0x1p-126f ? std::copysign(0.0f, v) : v; }
+// fmath_fast_f32 (-use_fast_math): words 1, 2, 6, 7 are .ftz arithmetic and a compare, exact:
+// their C++ reference bit for bit (the flushed words are -1 in *exact, compared by the caller);
+// words 0, 3, 4, 5 within the fast forms' bounds (__expf's, __fdividef's, rsqrtf's 2, the
+// sigmoid __expf's plus 2), where the divisor or rsqrt's operand is not subnormal (.ftz makes it 0)
+static double fmath_fast_worst(uint32_t ua, uint32_t ub, const uint32_t *got, unsigned *which,
+                               uint32_t exact[8]) {
+  float fx = fbits(ua), fy = fbits(ub);
+  volatile float x0 = ftz(fx), y0 = ftz(fy);
+  volatile float p = x0 * y0, s = x0 + y0;
+  exact[1] = nv(ftz(p));
+  exact[2] = nv(ftz(std::fmaf(x0, y0, 1.0f)));
+  exact[6] = nv(ftz(s));
+  exact[7] = x0 < y0 ? ua : ub;
+  exact[0] = exact[3] = exact[4] = exact[5] = 0xFFFFFFFFu;
+  double x = x0, y = y0, ay = std::fabs(y);   // the inputs as .ftz sees them
+  double e = 2 + std::floor(std::fabs(1.173 * x));
+  double want[4] = {std::exp(x), x / y, 1.0 / std::sqrt(ay), 1.0 / (1.0 + std::exp(-x))};
+  double bound[4] = {e, 2, 2, e + 2};
+  const unsigned word[4] = {0, 3, 4, 5};
+  double worst = 0;
+  for (unsigned j = 0; j < 4; ++j) {
+    if ((j == 1 || j == 2) && !(ay >= 0x1p-126 && ay <= 0x1p126)) continue;
+    if (std::isnan(x) && j != 1 && j != 2) want[j] = NAN;
+    double u = ulps_from(got[word[j]], want[j]);
+    if (u > 0 && std::fabs(want[j]) < 0x1p-126 && fbits(got[word[j]]) == 0.0f) u = 0;   // flushed
+    if (u / bound[j] > worst) {
+      worst = u / bound[j];
+      *which = word[j];
+    }
+  }
+  return worst;
+}
+static double fmath_worst(uint32_t ua, uint32_t ub, const uint32_t *got, unsigned *which) {
+  double x = fbits(ua), y = fbits(ub);
+  double want[8] = {std::exp(x), std::exp2(x), std::tanh(x), 1.0 / (1.0 + std::exp(-x)),
+                    1.0 / std::sqrt(std::fabs(y)), std::erf(x), x / y, std::exp(x)};
+  double bound[8] = {2, 2, 2, 4, 2, 2, 2, 2 + std::floor(std::fabs(1.173 * x))};
+  double worst = 0;
+  for (unsigned k = 0; k < 8; ++k) {
+    double ay = std::fabs(y);
+    if (k == 6 && !(ay >= 0x1p-126 && ay <= 0x1p126)) {
+      if (ay > 0x1p126 && !std::isinf(y))   // a * (1/b), the reciprocal flushed
+        want[6] = std::isinf(x) || std::isnan(x) ? NAN : 0.0;
+      else
+        continue;                            // no bound for a subnormal divisor
+    }
+    double u = ulps_from(got[k], want[k]);
+    if (u > 0 && std::fabs(want[k]) < 0x1p-126 && fbits(got[k]) == 0.0f) u = 0;   // flushed
+    if (u / bound[k] > worst) {
+      worst = u / bound[k];
+      *which = k;
+    }
+  }
+  return worst;
+}
+
 // A recording: "kernel NAME grid G block B", then sections "name count" + count hex words.
 struct Recording {
   std::string kernel;
@@ -795,7 +870,9 @@ int test_ptx_f32(Bench &b, uint32_t entry, const std::string &kernel, const std:
   b.mem.map(kArgs, 64, false);
   std::vector<uint32_t> got, want;
   const char *what = kernel.c_str();
-  if (kernel == "fcmp_f32" || kernel == "fcvt_f32" || kernel == "fdiv_f32") {
+  // results within error bounds, not bits
+  const bool fast = kernel == "fmath_fast_f32", bounded = kernel == "fmath_f32" || fast;
+  if (kernel == "fcmp_f32" || kernel == "fcvt_f32" || kernel == "fdiv_f32" || bounded) {
     const unsigned per = kernel == "fcmp_f32" ? 16 : kernel == "fcvt_f32" ? 12 : 8;
     std::vector<uint32_t> a, bv;
     if (have) {
@@ -805,6 +882,12 @@ int test_ptx_f32(Bench &b, uint32_t entry, const std::string &kernel, const std:
         for (size_t j = 0; j < kFloatEdges.size(); j += 3)
           a.push_back(kFloatEdges[i]), bv.push_back(kFloatEdges[(i + j) % kFloatEdges.size()]);
       while (a.size() < 200) a.push_back(g()), bv.push_back(a.size() % 2 ? g() : g() >> 8);
+      if (bounded)   // the functions' interesting range: |x| up to 2^7, both signs
+        for (unsigned i = 0; i < 400; ++i) {
+          std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+          a.push_back(ubits(std::ldexp(d(g), (int)(g() % 12) - 4)));
+          bv.push_back(ubits(std::ldexp(d(g), (int)(g() % 40) - 20)));
+        }
     }
     const unsigned n = a.size();
     b.mem.map(kBufA, 4 * n, false);
@@ -817,6 +900,50 @@ int test_ptx_f32(Bench &b, uint32_t entry, const std::string &kernel, const std:
     l.block[0] = have ? rec.block : per_block;
     Result r = b.run(entry, l);
     CHECK(!r.fault, "unexpected fault va 0x%08x pc 0x%08x", r.fault_va, r.fault_pc);
+    if (bounded) {
+      double worst = 0;
+      unsigned bad = 0, at = 0, wk = 0;
+      for (unsigned i = 0; i < n; ++i) {
+        uint32_t o[8];
+        for (unsigned k = 0; k < 8; ++k) o[k] = b.mem.rd32(kBufC + 4 * (8 * i + k));
+        unsigned k = 0;
+        uint32_t ex[8];
+        double w = fast ? fmath_fast_worst(a[i], bv[i], o, &k, ex) : fmath_worst(a[i], bv[i], o, &k);
+        for (unsigned j = 0; fast && j < 8; ++j)
+          if (ex[j] != 0xFFFFFFFFu && ex[j] != o[j]) {
+            if (bad++ < 10)
+              std::printf("%s: x %a y %a word %u = 0x%08x, the .ftz reference 0x%08x\n", what, fbits(a[i]),
+                          fbits(bv[i]), j, o[j], ex[j]);
+          }
+        if (w > 1 && bad++ < 10)
+          std::printf("%s: x %a y %a word %u = %a, %.2f times its bound off\n", what, fbits(a[i]),
+                      fbits(bv[i]), k, fbits(o[k]), w);
+        if (w > worst) worst = w, at = i, wk = k;
+      }
+      CHECK(bad == 0, "%u of %u pairs beyond a bound", bad, n);
+      std::printf("%s: worst %.2f of its bound (word %u of pair %u)\n", what, worst, wk, at);
+      if (have) {   // NVIDIA's: both within the bounds, so within twice a bound (4 ulps, 8 for the sigmoid)
+        const std::vector<uint32_t> &o = rec.v["out"];
+        CHECK(o.size() == 8 * n, "the recording has %zu outputs, the kernel wrote %u", o.size(), 8 * n);
+        unsigned same = 0, bad_nv = 0;
+        for (unsigned i = 0; i < n && o.size() == 8 * n; ++i)
+          for (unsigned k = 0; k < 8; ++k) {
+            uint32_t mine = b.mem.rd32(kBufC + 4 * (8 * i + k));
+            same += mine == o[8 * i + k];
+            double u = ulps_from(mine, (double)fbits(o[8 * i + k]));
+            if (fast && (k == 1 || k == 2 || k == 6 || k == 7)) u = mine == o[8 * i + k] ? 0 : 1e9;
+            const double tol = (fast ? k == 5 : k == 3) ? 8 : 4;   // the sigmoids: 8
+            if (u > tol && !(fbits(o[8 * i + k]) == 0.0f && std::fabs(fbits(mine)) < 0x1p-126f) && bad_nv++ < 40)
+              std::printf("%s: x %a y %a word %u = %a, NVIDIA's %a\n", what, fbits(a[i]), fbits(bv[i]), k,
+                          fbits(mine), fbits(o[8 * i + k]));
+          }
+        CHECK(bad_nv == 0, "%u words further from NVIDIA's than twice their bound", bad_nv);
+        std::printf("%s: %u of %u words bit for bit as NVIDIA's, the others within twice their bound\n",
+                    what, same, 8 * n);
+      }
+      print_result(what, r, lanes_of_model());
+      return 0;
+    }
     for (unsigned i = 0; i < n; ++i) {
       uint32_t o[16];
       if (per == 16) fcmp_ref(a[i], bv[i], o);
@@ -895,7 +1022,7 @@ int test_ptx_f32(Bench &b, uint32_t entry, const std::string &kernel, const std:
     const std::vector<uint32_t> &o = rec.v["out"];
     CHECK(o.size() == got.size(), "the recording has %zu outputs, the kernel wrote %zu", o.size(), got.size());
     for (size_t i = 0; i < got.size() && i < o.size(); ++i)
-      if (got[i] != o[i] && bad_nv++ < 10)
+      if (got[i] != o[i] && bad_nv++ < 40)
         std::printf("%s word %zu = 0x%08x, NVIDIA's 0x%08x\n", what, i, got[i], o[i]);
     CHECK(bad_nv == 0, "%u of %zu words differ from NVIDIA's recording", bad_nv, got.size());
     std::printf("%s: %zu words compared with NVIDIA's recording, %u differ\n", what, got.size(), bad_nv);
@@ -1283,7 +1410,7 @@ int main(int argc, char **argv) {
   else if (test == "fspin") test_fspin(b, img.entry);
   else if (test == "saxpy" && !mod) test_saxpy(b, img.entry, false);
   else if (mod && (test == "saxpy" || test == "reduce_f32" || test == "fcmp_f32" || test == "fcvt_f32" ||
-                   test == "fdiv_f32"))
+                   test == "fdiv_f32" || test == "fmath_f32" || test == "fmath_fast_f32"))
     test_ptx_f32(b, img.entry, test, o.nvidia);
   else {
     std::printf("unknown test %s\n", test.c_str());
