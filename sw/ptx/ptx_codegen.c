@@ -1446,6 +1446,54 @@ static void gen_atom_incdec(cg *g, int is_red, int base, int is_inc) {
   if (!is_red) put(g, dst_vreg(g, &in->o[0]), T0);
 }
 
+// 64-bit add, and, or, xor whose old value nobody reads (red, or atom with a dead destination:
+// NVRTC writes atom.global.add.u64 for an atomicAdd whose result is dropped). The unit's AMOs
+// are 32 bits wide, so the two words are updated by two AMOs: and/or/xor word by word; add adds
+// the low word with amoadd.w, takes the carry from the old low word it returned, and adds
+// b.hi + carry to the high word. Every update lands exactly once, so the final value is the
+// one a 64-bit AMO would leave, whatever the interleaving; only a plain load racing with the
+// pair can see the low word updated and the high word not yet. An old value that is read
+// would not be one value the word held, so those forms are refused, as are exch, cas, min,
+// max, inc and dec (they need a 64-bit compare-and-swap).
+static void gen_atom64(cg *g, int is_red) {
+  const insn *in = g->in;
+  uint32_t f5;
+  if (insn_has(in, "add")) f5 = 0;
+  else if (insn_has(in, "and")) f5 = 12;
+  else if (insn_has(in, "or")) f5 = 8;
+  else if (insn_has(in, "xor")) f5 = 4;
+  else
+    fail(g, PTX_ERR_NOT_SUPPORTED,
+         "%s: of the 64-bit atomics only add, and, or and xor whose old value is unused are "
+         "supported (the unit's atomics are 32-bit)", in->text);
+  if (!is_red && ((in->lo_live | in->hi_live) & 1))
+    fail(g, PTX_ERR_NOT_SUPPORTED,
+         "%s: a 64-bit atomic whose old value is used is not supported (the unit's atomics are "
+         "32-bit: two word-wide AMOs do not return one value)", in->text);
+  need_opnds(g, is_red ? 2 : 3);
+  int base;
+  int32_t off;
+  mem_addr(g, &in->o[is_red ? 0 : 1], "global", S2, 4, &base, &off);
+  if (off) {
+    emit(g, rv_opi(RV_ADDI, S2, base, off));
+    base = S2;
+  }
+  const opnd *b = &in->o[is_red ? 1 : 2];
+  int blo = src(g, b, S0), bhi = src_hi(g, b, S1);
+  if (f5 == 0) {
+    emit(g, rv_amo(0, T0, base, blo));            // T0: the old low word
+    emit(g, rv_op(RV_ADD, T1, T0, blo));
+    emit(g, rv_op(RV_SLTU, T1, T1, blo));         // the carry out of the low word
+    emit(g, rv_op(RV_ADD, T1, T1, bhi));
+    bhi = T1;
+  } else {
+    emit(g, rv_amo(f5, RV_ZERO, base, blo));
+  }
+  emit(g, rv_opi(RV_ADDI, S2, base, 4));
+  emit(g, rv_amo(f5, RV_ZERO, S2, bhi));
+  g->flags |= PTX_KERNEL_NEEDS_ATOMICS;
+}
+
 static void gen_fatom_add(cg *g, int is_red, int base);
 static void gen_atom(cg *g) {
   const insn *in = g->in;
@@ -1468,6 +1516,10 @@ static void gen_atom(cg *g) {
       base = S2;
     }
     gen_fatom_add(g, is_red, base);
+    return;
+  }
+  if (t.bits == 64) {
+    gen_atom64(g, is_red);
     return;
   }
   if (t.bits != 32) fail(g, PTX_ERR_NOT_SUPPORTED, "%d-bit atomics are not supported", t.bits);

@@ -78,6 +78,8 @@ typedef struct insn {
   char text[48];                  // opcode as written, for errors
   unsigned hi_live;               // bit j: the high word of destination element j is live after
                                   // this instruction (set by ptx_regalloc), so it is computed
+  unsigned lo_live;               // bit j: destination element j itself (its low word) is live
+                                  // after this instruction (set by ptx_regalloc)
 } insn;
 
 typedef struct kernel_ir {

@@ -97,9 +97,9 @@ static void opnd_his(const kernel_ir *k, const opnd *o, int *list, int *n) {
       if (o->vec[i] >= 0 && k->regs[o->vec[i]].hi >= 0) list[(*n)++] = k->regs[o->vec[i]].hi;
 }
 static void insn_regs(const kernel_ir *k, const insn *in, const uint64_t *out, int *use, int *nuse,
-                      int *def, int *ndef, unsigned *hi_live) {
+                      int *def, int *ndef, unsigned *hi_live, unsigned *lo_live) {
   *nuse = *ndef = 0;
-  *hi_live = 0;
+  *hi_live = *lo_live = 0;
   if (in->label >= 0) return;
   int first = insn_writes_first(in);
   for (int j = 0; j < in->nopnd; ++j) {
@@ -111,6 +111,7 @@ static void insn_regs(const kernel_ir *k, const insn *in, const uint64_t *out, i
     int n = d->kind == O_VEC ? d->nvec : 1;
     for (int e = 0; e < n; ++e) {
       int r = d->kind == O_VEC ? d->vec[e] : d->reg;
+      if (r >= 0 && bs_get(out, r)) *lo_live |= 1u << e;
       if (r < 0 || k->regs[r].hi < 0 || !bs_get(out, k->regs[r].hi)) continue;
       def[(*ndef)++] = k->regs[r].hi;
       *hi_live |= 1u << e;
@@ -202,7 +203,7 @@ void ptx_regalloc(ptx_ctx *c, kernel_ir *k) {
     ptx_fail(c, PTX_ERR_NO_MEMORY, 0, NULL, "out of host memory");
   }
   int use[64], def[16], nu, nd;
-  unsigned hl;
+  unsigned hl, ll;
   // 1. liveness to a fixed point, instructions backwards
   for (int changed = 1; changed;) {
     changed = 0;
@@ -216,7 +217,7 @@ void ptx_regalloc(ptx_ctx *c, kernel_ir *k) {
         for (int w = 0; w < words; ++w) tmp[w] |= in_[(size_t)t * words + w];
       uint64_t *o = &out[(size_t)i * words], *li = &in_[(size_t)i * words];
       memcpy(o, tmp, (size_t)words * 8);
-      insn_regs(k, ins, o, use, &nu, def, &nd, &hl);
+      insn_regs(k, ins, o, use, &nu, def, &nd, &hl, &ll);
       for (int j = 0; j < nd; ++j) bs_clr(tmp, def[j]);
       for (int j = 0; j < nu; ++j) bs_set(tmp, use[j]);
       if (memcmp(li, tmp, (size_t)words * 8) != 0) {
@@ -234,8 +235,9 @@ void ptx_regalloc(ptx_ctx *c, kernel_ir *k) {
     if ((p) > v_->end) v_->end = (p);                                     \
   } while (0)
   for (int i = 0; i < n; ++i) {
-    insn_regs(k, &k->insns[i], &out[(size_t)i * words], use, &nu, def, &nd, &hl);
+    insn_regs(k, &k->insns[i], &out[(size_t)i * words], use, &nu, def, &nd, &hl, &ll);
     k->insns[i].hi_live = hl;
+    k->insns[i].lo_live = ll;
     for (int j = 0; j < nu; ++j) {
       EXTEND(use[j], 2 * i);
       EXTEND(use[j], 2 * i + 1);

@@ -292,7 +292,13 @@ int main(int argc, char **argv) {
   }
   expect_body_ok("64-bit div and rem", "div.s64 %rd2, %rd1, %rd3; rem.u64 %rd3, %rd2, 10; st.global.u64 [%rd4], %rd3;");
   expect_body_error("64-bit mad.hi", "mad.hi.u64 %rd2, %rd1, %rd3, %rd1;", PTX_ERR_NOT_SUPPORTED, "mad.hi.u64");
-  expect_body_error("64-bit atomic", "atom.global.add.u64 %rd2, [%rd1], %rd3;", PTX_ERR_NOT_SUPPORTED, "atom.global.add.u64");
+  // 64-bit atomics: add/and/or/xor whose old value is dead translate (two word-wide AMOs);
+  // an old value that is read, and exch/cas/min/max, are refused
+  expect_body_ok("64-bit atomic add, old value unused", "atom.global.add.u64 %rd2, [%rd1], %rd3; red.global.add.s64 [%rd1+8], 1; red.shared.or.b64 [%rd4], %rd3; atom.global.xor.b64 %rd2, [%rd1], -1;");
+  expect_body_error("64-bit atomic add, old value used", "atom.global.add.u64 %rd2, [%rd1], %rd3; st.global.u64 [%rd4], %rd2;", PTX_ERR_NOT_SUPPORTED, "atom.global.add.u64");
+  expect_body_error("64-bit atomic add, old high word used", "atom.global.add.u64 %rd2, [%rd1], %rd3; shr.u64 %rd3, %rd2, 32; cvt.u32.u64 %r1, %rd3; st.global.u32 [%rd4], %r1;", PTX_ERR_NOT_SUPPORTED, "atom.global.add.u64");
+  expect_body_error("64-bit atomic exch", "atom.global.exch.b64 %rd2, [%rd1], %rd3;", PTX_ERR_NOT_SUPPORTED, "atom.global.exch.b64");
+  expect_body_error("64-bit atomic max", "red.global.max.u64 [%rd1], %rd3;", PTX_ERR_NOT_SUPPORTED, "red.global.max.u64");
   expect_body_error("f32 atomic max", "atom.global.max.f32 %f1, [%rd1], %f2;", PTX_ERR_NOT_SUPPORTED, "atom.global.max.f32");
   expect_body_error("brev.b64", "brev.b64 %rd2, %rd1;", PTX_ERR_NOT_SUPPORTED, "brev.b64");
   expect_body_error("prmt, unknown selector", "prmt.b32 %r4, %r1, %r2, %r3;", PTX_ERR_NOT_SUPPORTED, "prmt.b32");

@@ -139,10 +139,13 @@ extern "C" __global__ void index2d(int *out, unsigned w, unsigned h) {
 # 64-bit register's high word (docs/ptx.md, "64-bit registers": kept where it is live). It runs.
 CONST_DIVISION = r"""
 extern "C" __global__ void mod13(const unsigned *a, unsigned *out) { out[threadIdx.x] = a[threadIdx.x] % 13u; }"""
-# A 64-bit atomic (atom.global.add.u64) is not translated: the unit's compare-and-swap is 32-bit.
-# Refused by name, never a wrong result.
+# 64-bit atomicAdd whose result is dropped (NVRTC: atom.global.add.u64 with a dead destination)
+# runs as two word-wide AMOs with the carry; one whose old value is read is refused by name
+# (the unit's atomics are 32-bit), never a wrong result.
 ATOMIC64 = r"""
 extern "C" __global__ void atomic64(const unsigned long long *a, unsigned long long *sum) { atomicAdd(sum, a[threadIdx.x]); }"""
+ATOMIC64_OLD = r"""
+extern "C" __global__ void atomic64_old(unsigned long long *ctr, unsigned long long *out) { out[threadIdx.x] = atomicAdd(ctr, 1ull); }"""
 
 
 def bits_ref(a, b):
@@ -297,10 +300,24 @@ def bad_ptx():
     check("the JIT error log names line %d and the instruction" % (at + 1),
           ("line %d" % (at + 1)) in text and "frobnicate" in text, repr(text))
     log = bytearray(1024)
-    res = cu.cuModuleLoadDataEx(nvrtc_ptx(ATOMIC64, "atomic64"), len(opts), opts, [log, len(log)])
-    expect("cuModuleLoadDataEx(64-bit atomic)", res, R.CUDA_ERROR_NOT_SUPPORTED)
+    res = cu.cuModuleLoadDataEx(nvrtc_ptx(ATOMIC64_OLD, "atomic64_old"), len(opts), opts, [log, len(log)])
+    expect("cuModuleLoadDataEx(64-bit atomic, old value used)", res, R.CUDA_ERROR_NOT_SUPPORTED)
     text = bytes(log).split(b"\0")[0].decode()
     check("the JIT error log names atom.global.add.u64", "atom.global.add.u64" in text, repr(text))
+    # the dropped-result form: every low-word carry reaches the high word
+    mod, fn = load(nvrtc_ptx(ATOMIC64, "atomic64"), "atomic64")
+    rng = np.random.default_rng(64)
+    a = rng.integers(0, 1 << 64, size=min(256, max_threads), dtype=np.uint64)
+    a[:8] = [0xFFFFFFFF, 1, 0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF, 1 << 32, 0, 0x80000000, 0x80000000]
+    start = np.array([0xFFFFFFFF00000001], dtype=np.uint64)
+    da, dsum = to_device(a), to_device(start)
+    boxed, params = pointer_array([da, dsum])
+    ok(cu.cuLaunchKernel(fn, 1, 1, 1, len(a), 1, 1, 0, 0, params.ctypes.data, 0), "cuLaunchKernel(atomic64)")
+    ok(cu.cuCtxSynchronize())
+    want = (int(start[0]) + sum(int(x) for x in a)) % (1 << 64)
+    got = int(from_device(dsum, 1, np.uint64)[0])
+    check("atomicAdd(unsigned long long) of %d values: 0x%016x (want 0x%016x)" % (len(a), got, want), got == want)
+    ok(cu.cuModuleUnload(mod))
     # division by a constant (the high word of mul.wide.u32) loads and computes x % 13
     mod, fn = load(nvrtc_ptx(CONST_DIVISION, "mod13"), "mod13")
     a = np.arange(0xFFFFFFF0, 0xFFFFFFFF, dtype=np.uint64).astype(np.uint32)
