@@ -415,6 +415,13 @@ static CUresult translate(struct CUmod_st *m, const char *text, cu_jit_opts *jo)
                               "extension), which it does not have yet", p->kernels[i].name);
             return CUDA_ERROR_NOT_SUPPORTED;
         }
+    for (uint32_t i = 0; i < p->num_kernels; i++)
+        if ((p->kernels[i].flags & PTX_KERNEL_NEEDS_WARP32) && g_info.simt_lanes < 32) {
+            jit_log_error(jo, "ptx input, kernel %s; error   : shfl/vote/activemask/bar.warp need the unit's "
+                              "warps to be 32 lanes wide (a CUDA warp in lockstep); this device's are %u",
+                          p->kernels[i].name, g_info.simt_lanes);
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
     cu_trace("module: PTX %d.%d for %s translated in %.3f ms: %u kernels, %u bytes of RV32 code",
              p->ptx_version_major, p->ptx_version_minor, p->target, ms, p->num_kernels, p->code_bytes);
     jit_done(jo, ms);
@@ -730,6 +737,13 @@ CUresult cu_launch_ptx(struct CUfunc_st *fn, struct CUctx_st *c, vmgpu_stream *s
     if (threads > unit_threads()) return CUDA_ERROR_INVALID_VALUE;
     if (grid[0] > 65535) return CUDA_ERROR_INVALID_VALUE;
     if (shmem > (unsigned)max_dyn_shared(fn)) return CUDA_ERROR_INVALID_VALUE;
+    /* warp-level instructions exchange through a word per thread at the top of shared memory */
+    uint64_t xchg = (k->flags & PTX_KERNEL_NEEDS_WARP32) ? 4 * ((threads + 31) / 32 * 32) : 0;
+    if ((uint64_t)k->shared_bytes + shmem + xchg > unit_shared()) {
+        cu_trace("launch: %s: %u + %u bytes of shared memory and %llu for the warp-level exchange "
+                 "exceed the unit's %u", fn->name, k->shared_bytes, shmem, (unsigned long long)xchg, unit_shared());
+        return CUDA_ERROR_INVALID_VALUE;
+    }
     if (k->param_bytes > MAX_PARAM_BYTES) return CUDA_ERROR_NOT_SUPPORTED;
     uint8_t blk[MAX_PARAM_BYTES];
     CUresult rc = build_args(k, params, extra, blk);

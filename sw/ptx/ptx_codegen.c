@@ -1575,8 +1575,167 @@ static void gen_atom(cg *g) {
   put(g, d, rd);
 }
 
+// ------------------------------------------------------------------------------ warp-level
+// shfl.sync, vote.sync, activemask and bar.warp.sync (docs/ptx.md, "Warp-level instructions").
+// They need the unit's warps to be 32 lanes wide, a CUDA warp executing in lockstep: lanes at
+// the same PC issue together under min-PC scheduling, so every active lane's store of one
+// instruction is done before any lane's load of the next. The exchange goes through one word of
+// shared memory per thread at the top of the unit's shared memory (the launch keeps the block's
+// threads' words out of the kernel's shared bytes): thread slot s (CSR 0xCD2, warp * LANES +
+// lane) has the word at SHARED_BASE + SHARED_SIZE - 4 (s + 1), so lane j of the same warp has
+// its own word's address + 4 (lane - j). The kernel is marked PTX_KERNEL_NEEDS_WARP32; libcuda
+// refuses it on a unit with narrower warps.
+
+// rd = the address of this thread's exchange word. Uses T0.
+static void xchg_word(cg *g, int rd) {
+  emit(g, rv_csrrs(rd, 0xCD0, RV_ZERO));  // shared base
+  emit(g, rv_csrrs(T0, 0xCD1, RV_ZERO));  // shared size
+  emit(g, rv_op(RV_ADD, rd, rd, T0));
+  emit(g, rv_csrrs(T0, 0xCD2, RV_ZERO));  // the thread's slot
+  emit(g, rv_slli(T0, T0, 2));
+  emit(g, rv_op(RV_SUB, rd, rd, T0));
+  emit(g, rv_opi(RV_ADDI, rd, rd, -4));
+  g->flags |= PTX_KERNEL_NEEDS_WARP32;
+}
+
+// shfl.sync.{up,down,bfly,idx}.b32 d[|p], a, b, c, membermask: as PTX defines it, with
+// lane = %laneid, b's 5 bits the offset or source lane, c's bits 0-4 the clamp and 8-12 the
+// segment mask; maxLane = (lane & seg) | (clamp & ~seg), minLane = lane & seg; j = lane - b
+// (up, valid while j >= maxLane), lane + b (down), lane ^ b (bfly), minLane | (b & ~seg) (idx)
+// (valid while j <= maxLane); where not valid, the lane's own a. p says whether j was valid.
+static void gen_shfl(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "sync up down bfly idx b32");
+  if (!insn_has(in, "sync")) fail(g, PTX_ERR_NOT_SUPPORTED, "%s: shfl without .sync is not supported", in->text);
+  int mode = insn_has(in, "up") ? 0 : insn_has(in, "down") ? 1 : insn_has(in, "bfly") ? 2 : insn_has(in, "idx") ? 3 : -1;
+  if (mode < 0) fail(g, PTX_ERR_INVALID_PTX, "%s needs .up, .down, .bfly or .idx", in->text);
+  need_opnds(g, 5);
+  int cimm = in->o[3].kind == O_IMM;
+  uint32_t cv = cimm ? (uint32_t)in->o[3].imm : 0;
+  int32_t clamp = (int32_t)(cv & 31), seg = (int32_t)((cv >> 8) & 31);
+  int d = dst_vreg(g, &in->o[0]);
+  xchg_word(g, S2);
+  emit(g, rv_store(2, src(g, &in->o[1], S0), S2, 0));  // every active lane's a in its word
+  warp32_id(g, SD, 1);                                  // SD = lane (uses T0)
+  // T1 = maxLane; with c in a register (NVRTC moves the constant into one), T0 = seg
+  if (cimm) {
+    emit(g, rv_opi(RV_ANDI, T1, SD, seg));
+    if (clamp & ~seg) emit(g, rv_opi(RV_ORI, T1, T1, clamp & ~seg));
+  } else {
+    int c = src(g, &in->o[3], S1);
+    emit(g, rv_srli(T0, c, 8));
+    emit(g, rv_opi(RV_ANDI, T0, T0, 31));               // seg
+    emit(g, rv_opi(RV_ANDI, S1, c, 31));                // clamp
+    emit(g, rv_op(RV_OR, S1, S1, T0));
+    emit(g, rv_op(RV_XOR, S1, S1, T0));                 // clamp & ~seg
+    emit(g, rv_op(RV_AND, T1, SD, T0));
+    emit(g, rv_op(RV_OR, T1, T1, S1));
+  }
+  int b;
+  if (in->o[2].kind == O_IMM) {
+    li(g, S0, (int32_t)(in->o[2].imm & 31));
+  } else {
+    b = src(g, &in->o[2], S0);
+    emit(g, rv_opi(RV_ANDI, S0, b, 31));
+  }
+  b = S0;
+  switch (mode) {
+    case 0: emit(g, rv_op(RV_SUB, S1, SD, b)); break;
+    case 1: emit(g, rv_op(RV_ADD, S1, SD, b)); break;
+    case 2: emit(g, rv_op(RV_XOR, S1, SD, b)); break;
+    default:  // minLane | (b & ~seg)
+      if (cimm) {
+        emit(g, rv_opi(RV_ANDI, S1, b, ~seg & 31));
+        emit(g, rv_opi(RV_ANDI, T0, SD, seg));
+      } else {
+        emit(g, rv_op(RV_OR, S1, b, T0));
+        emit(g, rv_op(RV_XOR, S1, S1, T0));
+        emit(g, rv_op(RV_AND, T0, SD, T0));
+      }
+      emit(g, rv_op(RV_OR, S1, S1, T0));
+      break;
+  }
+  if (mode == 0) emit(g, rv_op(RV_SLT, T0, S1, T1));   // not valid: j < maxLane
+  else emit(g, rv_op(RV_SLT, T0, T1, S1));             // not valid: maxLane < j
+  emit(g, rv_opi(RV_XORI, T0, T0, 1));                  // T0 = valid
+  // S1 = valid ? j : lane, as lane + ((j - lane) & -valid)
+  emit(g, rv_op(RV_SUB, S1, S1, SD));
+  emit(g, rv_op(RV_SUB, S0, RV_ZERO, T0));
+  emit(g, rv_op(RV_AND, S1, S1, S0));
+  // the word of lane lane + S1: own word - 4 * S1
+  emit(g, rv_slli(S1, S1, 2));
+  emit(g, rv_op(RV_SUB, S2, S2, S1));
+  emit(g, rv_load(2, SD, S2, 0));
+  put(g, d, SD);
+  if (in->o[0].pair) put(g, in->o[0].pair - 1, T0);
+}
+
+// vote.sync.{all,any,uni}.pred d, p, membermask; vote.sync.ballot.b32 d, p, membermask; and
+// activemask.b32 d (a ballot of true). The warp's lane-0 exchange word gathers the lanes: every
+// active lane clears it, then ORs in its bit (amoor.w), then reads it back.
+static void gen_vote_common(cg *g, int kind, const opnd *p, int d) {
+  // kind: 0 ballot, 1 all, 2 any, 3 uni
+  xchg_word(g, S2);
+  warp32_id(g, SD, 1);
+  emit(g, rv_slli(T1, SD, 2));
+  emit(g, rv_op(RV_ADD, S2, S2, T1));                  // lane 0's word: own + 4 * lane
+  emit(g, rv_store(2, RV_ZERO, S2, 0));
+  int pr = p ? src(g, p, S0) : -1;
+  switch (kind) {
+    case 0:
+      if (pr < 0) li(g, S1, 1), pr = S1;
+      emit(g, rv_op(RV_SLL, S1, pr, SD));                // p << lane
+      break;
+    case 1: emit(g, rv_opi(RV_XORI, S1, pr, 1)); break;  // a false lane sets bit 0
+    case 2: mv(g, S1, pr); break;                       // a true lane sets bit 0
+    default:                                             // true sets bit 0, false bit 1
+      emit(g, rv_opi(RV_XORI, S1, pr, 1));
+      emit(g, rv_slli(S1, S1, 1));
+      emit(g, rv_op(RV_OR, S1, S1, pr));
+      break;
+  }
+  emit(g, rv_amo(8, RV_ZERO, S2, S1));                  // amoor.w
+  emit(g, rv_load(2, T1, S2, 0));
+  switch (kind) {
+    case 0: break;
+    case 1: emit(g, rv_opi(RV_SLTIU, T1, T1, 1)); break;          // no lane false
+    case 2: emit(g, rv_op(RV_SLTU, T1, RV_ZERO, T1)); break;      // some lane true
+    default:                                                       // not both seen
+      emit(g, rv_opi(RV_XORI, T1, T1, 3));
+      emit(g, rv_op(RV_SLTU, T1, RV_ZERO, T1));
+      break;
+  }
+  g->flags |= PTX_KERNEL_NEEDS_ATOMICS;
+  put(g, d, T1);
+}
+
+static void gen_vote(cg *g) {
+  const insn *in = g->in;
+  only_mods(g, "sync all any uni ballot pred b32");
+  if (!insn_has(in, "sync")) fail(g, PTX_ERR_NOT_SUPPORTED, "%s: vote without .sync is not supported", in->text);
+  int kind = insn_has(in, "ballot") ? 0 : insn_has(in, "all") ? 1 : insn_has(in, "any") ? 2 : insn_has(in, "uni") ? 3 : -1;
+  if (kind < 0) fail(g, PTX_ERR_INVALID_PTX, "%s needs .all, .any, .uni or .ballot", in->text);
+  need_opnds(g, 3);
+  if (in->o[1].kind != O_REG || g->k->regs[in->o[1].reg].rc != RC_PRED)
+    fail(g, PTX_ERR_NOT_SUPPORTED, "%s: the vote's source must be a predicate register", in->text);
+  gen_vote_common(g, kind, &in->o[1], dst_vreg(g, &in->o[0]));
+}
+
+static void gen_activemask(cg *g) {
+  only_mods(g, "b32");
+  need_opnds(g, 1);
+  gen_vote_common(g, 0, NULL, dst_vreg(g, &g->in->o[0]));
+}
+
 static void gen_bar(cg *g) {
   const insn *in = g->in;
+  if (insn_has(in, "warp")) {  // bar.warp.sync membermask (__syncwarp): a warp in lockstep is
+    only_mods(g, "warp sync");  // already there; the fence orders its memory accesses
+    need_opnds(g, 1);
+    emit(g, rv_fence());
+    g->flags |= PTX_KERNEL_NEEDS_WARP32;
+    return;
+  }
   only_mods(g, "sync aligned cta");
   if (!insn_has(in, "sync")) fail(g, PTX_ERR_NOT_SUPPORTED, "%s: only bar.sync is supported", in->text);
   if (in->nopnd != 1 || in->o[0].kind != O_IMM || in->o[0].imm != 0)
@@ -2385,7 +2544,8 @@ static const struct { const char *op; void (*gen)(cg *); } kHandlers[] = {
     {"barrier", gen_bar}, {"membar", gen_fence}, {"fence", gen_fence}, {"ret", gen_exit},
     {"exit", gen_exit},   {"trap", gen_trap},  {"bfe", gen_bitfield}, {"bfi", gen_bitfield},
     {"popc", gen_bitcount}, {"clz", gen_bitcount}, {"brev", gen_bitcount}, {"bfind", gen_bitcount},
-    {"shf", gen_shf},     {"prmt", gen_prmt},
+    {"shf", gen_shf},     {"prmt", gen_prmt},  {"shfl", gen_shfl},   {"vote", gen_vote},
+    {"activemask", gen_activemask},
     {NULL, NULL}};
 
 static void gen_one(cg *g, void (*gen)(cg *)) {
@@ -2399,6 +2559,8 @@ static void gen_one(cg *g, void (*gen)(cg *)) {
 static void gen_insn(cg *g) {
   const insn *in = g->in;
   void (*gen)(cg *) = NULL;
+  if (in->nopnd && in->o[0].kind == O_REG && in->o[0].pair && strcmp(in->op, "shfl") != 0)
+    fail(g, PTX_ERR_NOT_SUPPORTED, "two destinations (d|p) are supported on shfl only");
   for (int i = 0; kHandlers[i].op && !gen; ++i)
     if (!strcmp(kHandlers[i].op, in->op)) gen = kHandlers[i].gen;
   if (in->guard >= 0 && strcmp(in->op, "bra") != 0) {

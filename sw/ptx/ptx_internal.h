@@ -59,6 +59,7 @@ typedef struct opnd {
   int sym;        // O_SYM, O_MEM base symbol (-1 none)
   int64_t imm;    // O_IMM, O_MEM offset
   int sreg;       // O_SREG: CSR number
+  int pair;       // O_REG: 1 + the vreg written after '|' (shfl's d|p), 0 when none
   int vec[4];     // O_VEC: vregs (-1 for the sink "_")
   int nvec;
 } opnd;

@@ -505,8 +505,15 @@ static void parse_operand(ptx_ctx *c, kernel_ir *k, opnd *o, const char *what) {
     tokname(c, t, sizeof t);
     ptx_fail(c, PTX_ERR_INVALID_PTX, line, what, "unexpected '%s' in operands", t);
   }
-  if (ptx_is(c, "|"))
-    ptx_fail(c, PTX_ERR_NOT_SUPPORTED, line, what, "two destination predicates (p|q) are not supported");
+  if (ptx_accept(c, "|")) {  // d|p: a second destination (shfl's predicate, setp's negation)
+    opnd r;
+    memset(&r, 0, sizeof r);
+    if (o->kind != O_REG) ptx_fail(c, PTX_ERR_INVALID_PTX, line, what, "'|' after an operand that is no register");
+    parse_reg_name(c, k, &r, what);
+    if (r.kind != O_REG || k->regs[r.reg].rc != RC_PRED)
+      ptx_fail(c, PTX_ERR_INVALID_PTX, line, what, "the destination after '|' must be a predicate register");
+    o->pair = r.reg + 1;
+  }
 }
 
 static insn *new_insn(ptx_ctx *c, kernel_ir *k, int line) {

@@ -45,6 +45,7 @@ static inline int bs_get(const uint64_t *b, int i) { return (int)(b[i >> 6] >> (
 
 static void opnd_regs(const opnd *o, int *list, int *n) {
   if (o->kind == O_REG || (o->kind == O_MEM && o->reg >= 0)) list[(*n)++] = o->reg;
+  if (o->kind == O_REG && o->pair) list[(*n)++] = o->pair - 1;
   if (o->kind == O_VEC)
     for (int i = 0; i < o->nvec; ++i)
       if (o->vec[i] >= 0) list[(*n)++] = o->vec[i];

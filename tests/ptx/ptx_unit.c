@@ -302,7 +302,34 @@ int main(int argc, char **argv) {
   expect_body_error("f32 atomic max", "atom.global.max.f32 %f1, [%rd1], %f2;", PTX_ERR_NOT_SUPPORTED, "atom.global.max.f32");
   expect_body_error("brev.b64", "brev.b64 %rd2, %rd1;", PTX_ERR_NOT_SUPPORTED, "brev.b64");
   expect_body_error("prmt, unknown selector", "prmt.b32 %r4, %r1, %r2, %r3;", PTX_ERR_NOT_SUPPORTED, "prmt.b32");
-  expect_body_error("warp shuffle", "shfl.sync.down.b32 %r1, %r2, 1, 31, -1;", PTX_ERR_NOT_SUPPORTED, "shfl.sync.down.b32");
+  // warp-level instructions translate (and mark the kernel NEEDS_WARP32); their neighbours do not
+  expect_body_ok("warp shuffles", "shfl.sync.down.b32 %r1|%p1, %r2, 1, 31, -1; shfl.sync.up.b32 %r3, %r1, %r2, 0, -1; "
+                 "mov.u32 %r4, 6175; shfl.sync.idx.b32 %r2|%p2, %f1, %r3, %r4, -1; shfl.sync.bfly.b32 %f2, %r2, 5, 4127, %r4; "
+                 "st.global.f32 [%rd4], %f2; selp.b32 %r1, 1, 0, %p2; st.global.u32 [%rd4+4], %r1;");
+  expect_body_ok("warp votes", "setp.lt.s32 %p1, %r1, 5; vote.sync.ballot.b32 %r2, %p1, -1; vote.sync.all.pred %p2, %p1, -1; "
+                 "vote.sync.any.pred %p1, %p2, %r2; vote.sync.uni.pred %p2, %p1, -1; activemask.b32 %r3; "
+                 "bar.warp.sync -1; selp.b32 %r1, 1, 0, %p2; st.global.u32 [%rd4], %r1;");
+  expect_body_error("shfl without .sync", "shfl.down.b32 %r1, %r2, 1, 31;", PTX_ERR_NOT_SUPPORTED, "shfl.down.b32");
+  expect_body_error("setp with p|q", "setp.lt.s32 %p1|%p2, %r1, %r2;", PTX_ERR_NOT_SUPPORTED, "setp.lt.s32");
+  expect_body_error("match.any", "match.any.sync.b32 %r1, %r2, -1;", PTX_ERR_NOT_SUPPORTED, "match.any.sync.b32");
+  expect_body_error("redux.sync", "redux.sync.add.u32 %r1, %r2, -1;", PTX_ERR_NOT_SUPPORTED, "redux.sync.add.u32");
+  {  // the flag the driver refuses narrower warps by
+    char text[512];
+    snprintf(text, sizeof text, "%s.visible .entry k(.param .u64 k_p0)\n{\n.reg .b32 %%r<3>;\n"
+             "shfl.sync.bfly.b32 %%r1, %%r2, 1, 31, -1;\nret;\n}\n", kHead);
+    ptx_module *m = NULL;
+    ptx_error e;
+    ptx_status st = ptx_translate(text, strlen(text), NULL, &m, &e);
+    CHECK(st == PTX_OK && m && (m->kernels[0].flags & PTX_KERNEL_NEEDS_WARP32),
+          "shfl marks the kernel NEEDS_WARP32: %s (%s)", ptx_status_name(st), e.message);
+    if (st == PTX_OK) ptx_module_free(m);
+    snprintf(text, sizeof text, "%s.visible .entry k(.param .u64 k_p0)\n{\n.reg .b32 %%r<3>;\n"
+             "add.s32 %%r1, %%r2, 1;\nret;\n}\n", kHead);
+    st = ptx_translate(text, strlen(text), NULL, &m, &e);
+    CHECK(st == PTX_OK && m && !(m->kernels[0].flags & PTX_KERNEL_NEEDS_WARP32),
+          "a kernel without warp-level instructions is not NEEDS_WARP32: %s", ptx_status_name(st));
+    if (st == PTX_OK) ptx_module_free(m);
+  }
   expect_body_ok("f32 .ftz", "add.ftz.f32 %f1, %f2, %f3; mul.rn.ftz.f32 %f2, %f1, %f3; "
                  "setp.lt.ftz.f32 %p1, %f1, %f2; max.ftz.f32 %f3, %f1, %f2; neg.ftz.f32 %f1, %f3; "
                  "st.global.f32 [%rd4], %f1;");

@@ -505,8 +505,132 @@ def atomics_ref(ins):
 
 ATOMICS_SAMPLE.ref = atomics_ref
 
+# Warp-level code: the classic reduction whose last warp runs without barriers on volatile shared
+# memory (it relies on the 32 threads of a warp executing in lockstep), shuffles, votes and
+# __syncwarp. vmgpu runs them on a unit whose warps are 32 lanes wide (docs/ptx.md, "Warp-level").
+WRED_BLOCKS = 6
+WARP_REDUCE = K("warp_reduce", r"""
+__device__ void warp_reduce(volatile int *s, unsigned tid) {
+  s[tid] += s[tid + 32]; s[tid] += s[tid + 16]; s[tid] += s[tid + 8];
+  s[tid] += s[tid + 4]; s[tid] += s[tid + 2]; s[tid] += s[tid + 1];
+}
+extern "C" __global__ void warp_reduce(const int *in, int *out) {
+  __shared__ int s[256];
+  unsigned tid = threadIdx.x, i = blockIdx.x * 512 + tid;
+  s[tid] = in[i] + in[i + 256];
+  __syncthreads();
+  for (unsigned k = 128; k > 32; k >>= 1) {
+    if (tid < k) s[tid] += s[tid + k];
+    __syncthreads();
+  }
+  if (tid < 32) warp_reduce(s, tid);
+  if (tid == 0) out[blockIdx.x] = s[0];
+}""", [("in", (xorshift(512 * WRED_BLOCKS, 41) >> 12).view(np.int32)), ("out", np.int32, WRED_BLOCKS)],
+    (WRED_BLOCKS, 1, 1), (256, 1, 1),
+    ref=lambda ins: [ins[0].reshape(WRED_BLOCKS, 512).astype(np.int64).sum(axis=1).astype(np.int32)])
+
+SHFL_N, SHFL_BLOCKS = 5000, 4
+SHFL_REDUCE = K("shfl_reduce", r"""
+extern "C" __global__ void shfl_reduce(const float *in, float *out, int n) {
+  __shared__ float warp_sums[32];
+  float v = 0.0f;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) v += in[i];
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  if (lane == 0) warp_sums[w] = v;
+  __syncthreads();
+  if (w == 0) {
+    v = lane < (int)(blockDim.x >> 5) ? warp_sums[lane] : 0.0f;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (lane == 0) out[blockIdx.x] = v;
+  }
+}""", [("in", floats(SHFL_N, 42)), ("out", np.float32, SHFL_BLOCKS), np.int32(SHFL_N)],
+    (SHFL_BLOCKS, 1, 1), (256, 1, 1))
+
+WOPS_BLOCKS = 3
+WARP_OPS = K("warp_ops", r"""
+extern "C" __global__ void warp_ops(const int *in, int *out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x & 31;
+  int v = in[t];
+  int scan = v;
+  for (int o = 1; o < 32; o <<= 1) {
+    int x = __shfl_up_sync(0xffffffffu, scan, o);
+    if (lane >= o) scan += x;
+  }
+  int *o = out + t * 10;
+  o[0] = scan;
+  o[1] = __shfl_sync(0xffffffffu, v, (lane * 7 + 3) & 31);
+  o[2] = __shfl_down_sync(0xffffffffu, v, 3, 8);
+  o[3] = __shfl_up_sync(0xffffffffu, v, 2, 16);
+  o[4] = __shfl_xor_sync(0xffffffffu, v, 5, 16);
+  o[5] = __shfl_sync(0xffffffffu, v, lane + 9, 4);
+  o[6] = __ballot_sync(0xffffffffu, v & 1);
+  o[7] = __all_sync(0xffffffffu, (v & 31) != (t >> 5));
+  o[8] = __any_sync(0xffffffffu, (v & 63) == 7);
+  o[9] = __popc(__ballot_sync(0xffffffffu, v > 0));
+}""", [("in", (xorshift(256 * WOPS_BLOCKS, 43) >> 16).astype(np.int32) - 20000),
+       ("out", np.int32, 256 * WOPS_BLOCKS * 10)], (WOPS_BLOCKS, 1, 1), (256, 1, 1))
+
+
+def warp_ops_ref(ins):
+    v = ins[0].astype(np.int64)
+    n = len(v)
+    out = np.zeros((n, 10), dtype=np.int64)
+    for w0 in range(0, n, 32):
+        x = v[w0:w0 + 32]
+        lane = np.arange(32)
+
+        def seg_src(j, width, mode):   # PTX's shfl with c = ((32 - width) << 8) | clamp
+            seg_start = lane & ~(width - 1)
+            if mode == "up":
+                ok_ = j >= seg_start
+            else:
+                ok_ = j <= seg_start + width - 1
+            return np.where(ok_, x[np.clip(j, 0, 31)], x)
+        out[w0:w0 + 32, 0] = np.cumsum(x)
+        out[w0:w0 + 32, 1] = x[(lane * 7 + 3) & 31]
+        out[w0:w0 + 32, 2] = seg_src(lane + 3, 8, "down")
+        out[w0:w0 + 32, 3] = seg_src(lane - 2, 16, "up")
+        out[w0:w0 + 32, 4] = seg_src(lane ^ 5, 16, "bfly")
+        out[w0:w0 + 32, 5] = x[(lane & ~3) | ((lane + 9) & 3)]
+        out[w0:w0 + 32, 6] = int(sum(1 << i for i in range(32) if x[i] & 1))
+        t = w0 + lane
+        out[w0:w0 + 32, 7] = int(all((x & 31) != (t >> 5)))
+        out[w0:w0 + 32, 8] = int(any((x & 63) == 7))
+        out[w0:w0 + 32, 9] = int(np.sum(x > 0))
+    return [i32(out.reshape(-1))]
+
+
+WARP_OPS.ref = warp_ops_ref
+
+SYNCWARP = K("syncwarp_rot", r"""
+extern "C" __global__ void syncwarp_rot(const int *in, int *out) {
+  __shared__ int s[256];
+  int t = threadIdx.x, lane = t & 31, base = t & ~31;
+  int v = in[blockIdx.x * blockDim.x + t];
+  for (int r = 0; r < 3; ++r) {
+    s[t] = v;
+    __syncwarp();
+    v = s[base + ((lane + 1 + r) & 31)] + r;
+    __syncwarp();
+  }
+  out[blockIdx.x * blockDim.x + t] = v;
+}""", [("in", (xorshift(512, 44) >> 4).view(np.int32)), ("out", np.int32, 512)], (2, 1, 1), (256, 1, 1))
+
+
+def syncwarp_ref(ins):
+    v = ins[0].astype(np.int64).reshape(-1, 32)
+    lane = np.arange(32)
+    for r in range(3):
+        v = v[:, (lane + 1 + r) & 31] + r
+    return [i32(v.reshape(-1))]
+
+
+SYNCWARP.ref = syncwarp_ref
+
 KERNELS = [SAXPY, MATMUL, MATMUL_TILED, DOT, MANDEL, STENCIL, TRANSPOSE, HISTO, COUNTIF, DIVERGENT, INT64, BITS,
-           FATOMIC, LONGLONG, UCHAR, DIVEDGE, DIV64, LL2F, F2LL, ATOMICS_SAMPLE]
+           FATOMIC, LONGLONG, UCHAR, DIVEDGE, DIV64, LL2F, F2LL, ATOMICS_SAMPLE, WARP_REDUCE, SHFL_REDUCE,
+           WARP_OPS, SYNCWARP]
 
 
 # ---------------------------------------------------------------------------- running them

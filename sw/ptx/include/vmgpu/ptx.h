@@ -42,6 +42,9 @@ enum {
   PTX_KERNEL_NEEDS_ATOMICS = 1u << 0,  // uses atom/red: emitted as RV32A/Zacas AMOs (the unit
                                        // has them; host-aperture pages fault HOST_ATOMIC)
   PTX_KERNEL_DYNAMIC_SHARED = 1u << 1, // declares .extern .shared (bytes after shared_bytes)
+  PTX_KERNEL_NEEDS_WARP32 = 1u << 2,   // uses shfl/vote/activemask/bar.warp: needs the unit's
+                                       // warps to be 32 lanes (a CUDA warp in lockstep) and a
+                                       // word of shared memory per thread at its top
 };
 
 typedef struct ptx_kernel {
