@@ -1205,7 +1205,7 @@ def lesson09(ctx):
     f["ring"] = g.grab(fault, r"fault: ring (\d+)")
     elem = (va - out_va) // 4
     thread = elem % stride
-    lanes = int(g.grab(t.err, r"= \d+ warps of (\d+) lanes each"))
+    lanes = int(g.grab(t.err, r"= \d+ warps? of (\d+) lanes each"))
     if thread // lanes != warp or thread % lanes != lane or elem < mapped or int(pc, 16) != int(f["sw_pc"], 16):
         raise g.GenError(f"l09: the fault (VA {va:#x}, lane {lane} warp {warp}, PC {pc}) is not element {elem}'s "
                          f"thread {thread} at the out[] store ({f['sw_pc']})")
@@ -1245,6 +1245,13 @@ def lesson09(ctx):
     f["ans2.fault"] = g.grab(f2, r"(\w+ on write of VA 0x[0-9a-f]+)")
     f["ans2.who"] = g.grab(f2, r"(lane \d+ warp \d+)")
     f["ans2.behind"] = g.block([l for l in e2.out_lines if l.startswith("log: thread")])
+    # ... and one block of 48 threads: two warps (32 and 16 threads), one of them behind
+    e3 = ctx.run("kfault_t48", exe + ["--blocks", "1", "--threads", "48"], trace=True)
+    f3 = e3.err_lines[g.find(e3.err_lines, r"\] fault: ring")]
+    f["ans3.fault"] = g.grab(f3, r"(\w+ on write of VA 0x[0-9a-f]+)")
+    f["ans3.who"] = g.grab(f3, r"(lane \d+ warp \d+)")
+    f["ans3.behind"] = g.block([l for l in e3.out_lines
+                                if re.match(r"log: thread (0|15|16|31) \(", l)])
     return f
 
 

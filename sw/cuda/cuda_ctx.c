@@ -162,7 +162,10 @@ static CUresult device_attr(int *pi, CUdevice_attribute attrib, CUdevice dev)
     case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: v = unit ? 65535 : 2147483647; break;
     case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: v = 65535; break;
     case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: v = 65535; break;
-    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: v = unit ? (int)g_info.simt_shared_bytes : 49152; break;
+    /* NVIDIA's 48 KiB per block unless a function opts in to more (up to the unit's memory) */
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
+        v = unit && g_info.simt_shared_bytes < 49152 ? (int)g_info.simt_shared_bytes : 49152;
+        break;
     case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: v = 65536; break;
     case CU_DEVICE_ATTRIBUTE_WARP_SIZE: v = 32; break;
     case CU_DEVICE_ATTRIBUTE_MAX_PITCH: v = 2147483647; break;

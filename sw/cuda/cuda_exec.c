@@ -750,8 +750,8 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     if (bx > 1024 || by > 1024 || bz > 64 || (uint64_t)bx * by * bz > 1024) return CUDA_ERROR_INVALID_VALUE;
     if (gx > 2147483647u || gy > 65535 || gz > 65535) return CUDA_ERROR_INVALID_VALUE;
     if (fn->pk) {
-        /* Static plus dynamic shared memory over 48 KiB: INVALID_VALUE (measured). */
-        if ((uint64_t)shmem + cu_func_static_shared(fn) > 49152) return CUDA_ERROR_INVALID_VALUE;
+        /* Static plus dynamic shared memory over 48 KiB, or over what cuFuncSetAttribute opted
+         * the function in to: INVALID_VALUE (measured), checked by cu_launch_ptx. */
         unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
         return cu_launch_ptx(fn, c, s, grid, block, shmem, params, extra);
     }

@@ -508,13 +508,18 @@ CUresult cu_module_load_image(struct CUctx_st *c, const void *image, cu_jit_opts
 static uint32_t unit_threads(void) { return g_info.simt_lanes * g_info.simt_warps; }
 static uint32_t unit_shared(void) { return g_info.simt_shared_bytes; }
 
-/* Dynamic shared memory a launch may ask for: the unit's memory less the static part, or what
- * cuFuncSetAttribute lowered it to. */
+/* Dynamic shared memory a launch may ask for: as on NVIDIA, 48 KiB (or the unit's memory if
+ * smaller) less the static part, unless cuFuncSetAttribute set another limit, which may go up
+ * to the unit's memory less the static part (the opt-in limit). */
 static int max_dyn_shared(const struct CUfunc_st *f)
 {
-    int cap = (int)unit_shared() - (int)f->pk->shared_bytes;
-    if (cap < 0) cap = 0;
-    return f->max_dyn_shared >= 0 && f->max_dyn_shared < cap ? f->max_dyn_shared : cap;
+    int unit = (int)unit_shared() - (int)f->pk->shared_bytes;
+    int dflt = (unit_shared() < NV_MAX_SHARED_BLOCK ? (int)unit_shared() : (int)NV_MAX_SHARED_BLOCK) -
+               (int)f->pk->shared_bytes;
+    if (unit < 0) unit = 0;
+    if (dflt < 0) dflt = 0;
+    if (f->max_dyn_shared >= 0) return f->max_dyn_shared < unit ? f->max_dyn_shared : unit;
+    return dflt;
 }
 
 CUresult cu_func_get_attribute(int *pi, CUfunction_attribute a, const struct CUfunc_st *f)
@@ -759,10 +764,11 @@ CUresult cu_launch_ptx(struct CUfunc_st *fn, struct CUctx_st *c, vmgpu_stream *s
     if (tracing) {
         uint32_t lanes = g_info.simt_lanes;
         uint64_t wpb = (threads + lanes - 1) / lanes, blocks = (uint64_t)grid[0] * grid[1] * grid[2];
-        cu_trace("launch: %s<<<(%u,%u,%u), (%u,%u,%u), %u>>>: %llu blocks of %llu threads = %llu warps of %u lanes "
+        cu_trace("launch: %s<<<(%u,%u,%u), (%u,%u,%u), %u>>>: %llu blocks of %llu threads = %llu warp%s of %u lanes "
                  "each, %llu warps in all; code VA 0x%08x, arguments (%u bytes) at VA 0x%08x, shared %u + %u bytes",
                  fn->name, grid[0], grid[1], grid[2], block[0], block[1], block[2], shmem, (unsigned long long)blocks,
-                 (unsigned long long)threads, (unsigned long long)wpb, lanes, (unsigned long long)(wpb * blocks),
+                 (unsigned long long)threads, (unsigned long long)wpb, wpb == 1 ? "" : "s", lanes,
+                 (unsigned long long)(wpb * blocks),
                  fn->mod->code_va + k->entry, k->param_bytes, a->va + off, k->shared_bytes, shmem);
         vmgpu_stream_sync(s);   /* the counters below are this launch's alone */
         read_tlb(t0);

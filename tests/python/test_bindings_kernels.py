@@ -148,6 +148,16 @@ ATOMIC64_OLD = r"""
 extern "C" __global__ void atomic64_old(unsigned long long *ctr, unsigned long long *out) { out[threadIdx.x] = atomicAdd(ctr, 1ull); }"""
 
 
+# Dynamic shared memory past CUDA's default 48 KiB per block: refused until the function opts in.
+DYN_SHARED = r"""
+extern "C" __global__ void dyn_shared(const int *in, int *out, int words) {
+  extern __shared__ int buf[];
+  for (int i = threadIdx.x; i < words; i += blockDim.x) buf[i] = in[i] * 3;
+  __syncthreads();
+  for (int i = threadIdx.x; i < words; i += blockDim.x) out[i] = buf[words - 1 - i];
+}"""
+
+
 def bits_ref(a, b):
     u = np.uint64
     m = u(0xFFFFFFFF)
@@ -335,5 +345,37 @@ def bad_ptx():
     ok(cu.cuCtxDestroy(ctx))
 
 
+def shared_limits():
+    """48 KiB of shared memory per block by default, more after cuFuncSetAttribute opts in (up to
+    MAX_SHARED_MEMORY_PER_BLOCK_OPTIN); a launch past the limit is refused and runs nothing."""
+    dev, ctx, max_threads = setup()
+    A = cu.CUdevice_attribute
+    per_block = ok(cu.cuDeviceGetAttribute(A.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, dev))
+    optin = ok(cu.cuDeviceGetAttribute(A.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev))
+    check("MAX_SHARED_MEMORY_PER_BLOCK is 49152", per_block == 49152, repr(per_block))
+    check("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN is at least 56 KiB", optin >= 57344, repr(optin))
+    mod, fn = load(nvrtc_ptx(DYN_SHARED, "dyn_shared"), "dyn_shared")
+    F = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    check("MAX_DYNAMIC_SHARED_SIZE_BYTES starts at 49152", ok(cu.cuFuncGetAttribute(F, fn)) == 49152)
+    words = 57344 // 4
+    a = np.arange(words, dtype=np.int32) * 7 - 1000
+    da, dout = to_device(a), to_device(np.full(words, -1, dtype=np.int32))
+    boxed, params = pointer_array([da, dout, np.int32(words)])
+    expect("cuLaunchKernel with 56 KiB of dynamic shared memory, no opt-in",
+           cu.cuLaunchKernel(fn, 1, 1, 1, 128, 1, 1, words * 4, 0, params.ctypes.data, 0), R.CUDA_ERROR_INVALID_VALUE)
+    ok(cu.cuCtxSynchronize())
+    check("the refused launch wrote nothing", (from_device(dout, words) == -1).all())
+    expect("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, opt-in limit + 1)",
+           cu.cuFuncSetAttribute(fn, F, optin + 1), R.CUDA_ERROR_INVALID_VALUE)
+    ok(cu.cuFuncSetAttribute(fn, F, words * 4), "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, 57344)")
+    check("MAX_DYNAMIC_SHARED_SIZE_BYTES reads back 57344", ok(cu.cuFuncGetAttribute(F, fn)) == 57344)
+    ok(cu.cuLaunchKernel(fn, 1, 1, 1, 128, 1, 1, words * 4, 0, params.ctypes.data, 0), "cuLaunchKernel(56 KiB)")
+    ok(cu.cuCtxSynchronize())
+    check("dyn_shared: 14336 words through 56 KiB of shared memory, reversed",
+          np.array_equal(from_device(dout, words), (a * 3)[::-1]))
+    ok(cu.cuModuleUnload(mod))
+    ok(cu.cuCtxDestroy(ctx))
+
+
 if __name__ == "__main__":
-    run([kernels_1d, kernel_params_forms, shared_and_2d, bad_ptx])
+    run([kernels_1d, kernel_params_forms, shared_and_2d, bad_ptx, shared_limits])

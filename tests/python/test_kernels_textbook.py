@@ -160,6 +160,27 @@ extern "C" __global__ void transpose(const float *in, float *out, int w, int h) 
     (3, 2, 1), (16, 16, 1),
     ref=lambda ins: [ins[0].reshape(TR_H, TR_W).T.reshape(-1)])
 
+# NVIDIA's transpose sample's scheme: 32 x 32 tiles padded to 33 columns (4.2 KiB of shared
+# memory), blocks of 32 x 8 threads that each move four rows
+TRC_W, TRC_H = 70, 45
+TRANSPOSE_COALESCED = K("transpose_coalesced", r"""
+#define TILE_DIM 32
+#define BLOCK_ROWS 8
+extern "C" __global__ void transpose_coalesced(float *odata, const float *idata, int width, int height) {
+  __shared__ float tile[TILE_DIM][TILE_DIM + 1];
+  int x = blockIdx.x * TILE_DIM + threadIdx.x;
+  int y = blockIdx.y * TILE_DIM + threadIdx.y;
+  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+    if (x < width && y + j < height) tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * width + x];
+  __syncthreads();
+  x = blockIdx.y * TILE_DIM + threadIdx.x;
+  y = blockIdx.x * TILE_DIM + threadIdx.y;
+  for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
+    if (x < height && y + j < width) odata[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
+}""", [("out", np.float32, TRC_W * TRC_H), ("in", floats(TRC_W * TRC_H, 45)), np.int32(TRC_W), np.int32(TRC_H)],
+    (3, 2, 1), (32, 8, 1),
+    ref=lambda ins: [ins[0].reshape(TRC_H, TRC_W).T.reshape(-1)])
+
 HIST_N = 2000
 HISTO = K("histo_mod", r"""
 extern "C" __global__ void histo_mod(const unsigned *in, unsigned *bins, int n) {
@@ -630,7 +651,7 @@ SYNCWARP.ref = syncwarp_ref
 
 KERNELS = [SAXPY, MATMUL, MATMUL_TILED, DOT, MANDEL, STENCIL, TRANSPOSE, HISTO, COUNTIF, DIVERGENT, INT64, BITS,
            FATOMIC, LONGLONG, UCHAR, DIVEDGE, DIV64, LL2F, F2LL, ATOMICS_SAMPLE, WARP_REDUCE, SHFL_REDUCE,
-           WARP_OPS, SYNCWARP]
+           WARP_OPS, SYNCWARP, TRANSPOSE_COALESCED]
 
 
 # ---------------------------------------------------------------------------- running them
