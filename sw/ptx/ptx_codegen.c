@@ -1415,6 +1415,18 @@ static void gen_st(cg *g) {
   }
 }
 
+// The address of an AMO in a register (AMOs have no offset: one is added into S2).
+static int amo_base(cg *g, const opnd *addr) {
+  int base;
+  int32_t off;
+  mem_addr(g, addr, "global", S2, 0, &base, &off);
+  if (off) {
+    emit(g, rv_opi(RV_ADDI, S2, base, off));
+    base = S2;
+  }
+  return base;
+}
+
 // atom.space.op.type d, [a], b [, c]  and  red.space.op.type [a], b
 // atom.inc.u32 / atom.dec.u32 (and red): a compare-and-swap loop (Zacas amocas.w), as the unit
 // has no wrapping increment; inc: old >= b ? 0 : old + 1, dec: old == 0 || old > b ? b : old - 1.
@@ -1471,13 +1483,7 @@ static void gen_atom64(cg *g, int is_red) {
          "%s: a 64-bit atomic whose old value is used is not supported (the unit's atomics are "
          "32-bit: two word-wide AMOs do not return one value)", in->text);
   need_opnds(g, is_red ? 2 : 3);
-  int base;
-  int32_t off;
-  mem_addr(g, &in->o[is_red ? 0 : 1], "global", S2, 4, &base, &off);
-  if (off) {
-    emit(g, rv_opi(RV_ADDI, S2, base, off));
-    base = S2;
-  }
+  int base = amo_base(g, &in->o[is_red ? 0 : 1]);
   const opnd *b = &in->o[is_red ? 1 : 2];
   int blo = src(g, b, S0), bhi = src_hi(g, b, S1);
   if (f5 == 0) {
@@ -1508,14 +1514,7 @@ static void gen_atom(cg *g) {
     if (strcmp(insn_type(in), "f32") || !insn_has(in, "add"))
       fail(g, PTX_ERR_NOT_SUPPORTED, "%s: of the floating-point atomics only add.f32 is supported", in->text);
     need_opnds(g, is_red ? 2 : 3);
-    int base;
-    int32_t off;
-    mem_addr(g, &in->o[is_red ? 0 : 1], "global", S2, 0, &base, &off);
-    if (off) {
-      emit(g, rv_opi(RV_ADDI, S2, base, off));
-      base = S2;
-    }
-    gen_fatom_add(g, is_red, base);
+    gen_fatom_add(g, is_red, amo_base(g, &in->o[is_red ? 0 : 1]));
     return;
   }
   if (t.bits == 64) {
@@ -1526,14 +1525,7 @@ static void gen_atom(cg *g) {
   if (insn_has(in, "inc") || insn_has(in, "dec")) {
     if (strcmp(insn_type(in), "u32")) fail(g, PTX_ERR_INVALID_PTX, "%s: inc and dec take .u32", in->text);
     need_opnds(g, is_red ? 2 : 3);
-    int base;
-    int32_t off;
-    mem_addr(g, &in->o[is_red ? 0 : 1], "global", S2, 0, &base, &off);
-    if (off) {
-      emit(g, rv_opi(RV_ADDI, S2, base, off));
-      base = S2;
-    }
-    gen_atom_incdec(g, is_red, base, insn_has(in, "inc"));
+    gen_atom_incdec(g, is_red, amo_base(g, &in->o[is_red ? 0 : 1]), insn_has(in, "inc"));
     return;
   }
   uint32_t f5;
@@ -1549,14 +1541,7 @@ static void gen_atom(cg *g) {
   else fail(g, PTX_ERR_NOT_SUPPORTED, "this atomic operation has no RV32A form");
   if (cas && is_red) fail(g, PTX_ERR_INVALID_PTX, "red has no .cas");
   need_opnds(g, (is_red ? 2 : 3) + cas);
-  const opnd *addr = &in->o[is_red ? 0 : 1];
-  int base;
-  int32_t off;
-  mem_addr(g, addr, "global", S2, 0, &base, &off);
-  if (off) {  // AMOs have no offset
-    emit(g, rv_opi(RV_ADDI, S2, base, off));
-    base = S2;
-  }
+  int base = amo_base(g, &in->o[is_red ? 0 : 1]);
   int b = src(g, &in->o[is_red ? 1 : 2], S0);
   g->flags |= PTX_KERNEL_NEEDS_ATOMICS;
   if (is_red) {
