@@ -805,4 +805,3 @@ CUresult cu_module_get_global(CUdeviceptr *dptr, size_t *bytes, struct CUmod_st 
     return CUDA_SUCCESS;
 }
 
-uint32_t cu_func_static_shared(const struct CUfunc_st *f) { return f->pk ? f->pk->shared_bytes : 0; }

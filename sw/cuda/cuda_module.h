@@ -25,8 +25,6 @@ CUresult cu_module_load_image(struct CUctx_st *c, const void *image, cu_jit_opts
 void cu_module_free_ptx(struct CUmod_st *m);
 /* A context's argument area (at context destroy). */
 void cu_args_release(struct CUctx_st *c);
-/* Static shared bytes of a PTX function (0 for built-ins). */
-uint32_t cu_func_static_shared(const struct CUfunc_st *f);
 CUresult cu_func_get_attribute(int *pi, CUfunction_attribute a, const struct CUfunc_st *f);
 CUresult cu_func_set_attribute(struct CUfunc_st *f, CUfunction_attribute a, int value);
 CUresult cu_module_get_global(CUdeviceptr *dptr, size_t *bytes, struct CUmod_st *m, const char *name);
