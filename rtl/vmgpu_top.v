@@ -21,7 +21,9 @@ module vmgpu_top #(
   parameter integer SIMT_WARPS  = 4,         // its warps (a block has at most SIMT_LANES x SIMT_WARPS threads)
   parameter integer SIMT_SHARED_BYTES = 4096, // its shared memory (block RAM, a power of two)
   parameter integer SIMT_F      = 1,         // 1: the unit has the F extension (rtl/simt/simt_fpu.v)
-  parameter integer SIMT_FDIV   = 1          // 1 (with SIMT_F): and fdiv.s/fsqrt.s (rtl/simt/simt_fdiv.v)
+  parameter integer SIMT_FDIV   = 1,         // 1 (with SIMT_F): and fdiv.s/fsqrt.s (rtl/simt/simt_fdiv.v)
+  parameter integer SIMT_SCHED_REG = 0,      // 1: the unit's warp pick registered (FPGA timing; simt_core SCHED_REG)
+  parameter integer SIMT_EXEC_REG  = 0       // 1: the unit's lane results registered (FPGA timing; simt_core EXEC_REG)
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -500,7 +502,9 @@ module vmgpu_top #(
         .SHARED_BYTES (SIMT_SHARED_BYTES),
         .SHARED_BASE  (SIMT_SHARED_BASE),
         .F_EXT        (SIMT_F),
-        .F_DIV        (SIMT_FDIV)
+        .F_DIV        (SIMT_FDIV),
+        .SCHED_REG    (SIMT_SCHED_REG),
+        .EXEC_REG     (SIMT_EXEC_REG)
       ) u_simt (
         .clk_i              (unit_clk),
         .rst_ni             (rst_ni),

@@ -29,6 +29,10 @@ module ulx3s_top #(
   parameter integer SIMT_LANES          = 0,              // lanes per warp of the SIMT unit (rtl/simt); 0: no unit
   parameter integer SIMT_WARPS          = 4,              // its warps
   parameter integer SIMT_SHARED_BYTES   = 4096,           // its shared memory (block RAM)
+  parameter integer SIMT_F              = 0,              // its F extension (1: simt_fpu per lane; too slow for 50 MHz yet)
+  parameter integer SIMT_FDIV           = 0,              // with SIMT_F: fdiv.s/fsqrt.s
+  parameter integer SIMT_SCHED_REG      = 1,              // its warp pick registered (timing; docs/cores.md)
+  parameter integer SIMT_EXEC_REG       = 1,              // its lane results registered (timing)
   parameter integer HEARTBEAT_BIT       = 25,             // heartbeat LED toggles every 2^this cycles
   parameter integer ACTIVITY_BITS       = 20,             // link LED stays on 2^this cycles per byte
   parameter integer CHECK_HOLD_BITS     = 30              // board-check display holds 2^this cycles (~21 s)
@@ -124,7 +128,11 @@ module ulx3s_top #(
     .GFX_ENGINE        (GFX_ENGINE),
     .SIMT_LANES        (SIMT_LANES),
     .SIMT_WARPS        (SIMT_WARPS),
-    .SIMT_SHARED_BYTES (SIMT_SHARED_BYTES)
+    .SIMT_SHARED_BYTES (SIMT_SHARED_BYTES),
+    .SIMT_F            (SIMT_F),
+    .SIMT_FDIV         (SIMT_FDIV),
+    .SIMT_SCHED_REG    (SIMT_SCHED_REG),
+    .SIMT_EXEC_REG     (SIMT_EXEC_REG)
   ) u_dev (
     .clk_i            (clk),
     .rst_ni           (rst_n),

@@ -8,6 +8,10 @@
 // lane busy each cycle:
 //   S0 pick the next ready warp (round robin) and its min-PC lanes  ->  S1 instruction cache read
 //   ->  S2 hit check, decode, register read  ->  S3 execute, write back, next PC per lane.
+// For the FPGA's clock two stages can be added (a six-stage barrel wants six or more warps):
+// SCHED_REG registers the warp picked before its lowest PC is taken (S0 -> S0b -> S1), EXEC_REG
+// the lanes' results before S3 acts on them (S2 -> S3e -> S3). Neither changes what a kernel
+// computes, only when.
 // Divergence: every lane keeps its own PC and the warp issues at the lowest PC among its live
 // lanes, with the lanes at that PC; the others wait. Lanes that took different ways meet again
 // where their PCs meet (for compiled if/else and loops, the join point is the higher address),
@@ -35,7 +39,12 @@ module simt_core #(
   parameter integer ICACHE_WORDS = 256,            // direct-mapped instruction cache words
   parameter integer MAX_OUT = 8,                   // memory port requests in flight
   parameter integer F_EXT = 1,                     // 1: the F extension (simt_fpu per lane)
-  parameter integer F_DIV = 1                      // 1 (with F_EXT): fdiv.s, fsqrt.s (simt_fdiv)
+  parameter integer F_DIV = 1,                     // 1 (with F_EXT): fdiv.s, fsqrt.s (simt_fdiv)
+  parameter integer SCHED_REG = 0,                 // 1: a register between picking the warp and
+                                                   // taking its lowest PC (one more barrel stage)
+  parameter integer EXEC_REG = 0                   // 1: the lanes' results registered before S3
+                                                   // acts on them (one more barrel stage); both
+                                                   // for the FPGA's clock (docs/cores.md)
 ) (
   input  wire                 clk_i,
   input  wire                 rst_ni,
@@ -147,8 +156,18 @@ module simt_core #(
 
   // ---------------------------------------------------------------- S0: schedule
   wire running = (phase_q == PH_RUN) && !halt_q;
+  reg          s0_v_q;        // SCHED_REG: the warp picked, in S0b
+  reg [WW-1:0] s0_w_q;
   wire [WARPS-1:0] ready = warp_avail & ~inflight_q & ~wait_fetch_q & ~wait_mem_q &
                            ~wait_div_q & ~wait_fpu_q & {WARPS{running}};
+  // With SCHED_REG the pick works from a registered copy of ready (its inputs are spread over
+  // the unit): a warp becomes ready a cycle later, and the warp picked in the cycle before is
+  // masked out (nothing else makes a warp that is not in flight unready, except a halt or a
+  // launch, which the stages after the pick already drop).
+  reg  [WARPS-1:0] ready_q;
+  wire [WARPS-1:0] just_picked = s0_v_q ? ({{(WARPS-1){1'b0}}, 1'b1} << s0_w_q) : {WARPS{1'b0}};
+  wire [WARPS-1:0] ready_pick = (SCHED_REG != 0) ? (ready_q & ~just_picked) : ready;
+  always @(posedge clk_i) ready_q <= ready;
   reg          sel_v;
   reg [WW-1:0] sel_w;
   reg [WW-1:0] cand;
@@ -159,7 +178,7 @@ module simt_core #(
     // the warp after the last one picked comes first (WARPS is a power of two: cand wraps)
     for (integer k = WARPS; k >= 1; k = k - 1) begin
       cand = rr_q + k[WW-1:0];
-      if (ready[cand]) begin
+      if (ready_pick[cand]) begin
         sel_v = 1'b1;
         sel_w = cand;
       end
@@ -186,22 +205,58 @@ module simt_core #(
     end
   endfunction
 
-  wire [LANES*32-1:0] sel_pcs = warp_pcs(pc_q, sel_w);
-  wire [LANES-1:0]    sel_avail = warp_bits(avail, sel_w);
+  // With SCHED_REG the warp picked is registered (S0 -> S0b) and its lowest PC is taken a cycle
+  // later: the warp is in flight from the pick, so its PCs and lanes cannot change in between
+  // (only its own S3 writes them; a barrier cannot open while one of its lanes is available).
+  wire          pick_v = (SCHED_REG != 0) ? s0_v_q : sel_v;
+  wire [WW-1:0] pick_w = (SCHED_REG != 0) ? s0_w_q : sel_w;
+  wire [LANES*32-1:0] sel_pcs = warp_pcs(pc_q, pick_w);
+  wire [LANES-1:0]    sel_avail = warp_bits(avail, pick_w);
   reg [31:0]      min_pc;
   reg [LANES-1:0] min_mask;
   reg [LW-1:0]    min_lead;
-  always @(*) begin
-    min_pc = 32'hFFFF_FFFF;
-    for (integer l = 0; l < LANES; l = l + 1)
-      if (sel_avail[l] && sel_pcs[l*32 +: 32] < min_pc)
-        min_pc = sel_pcs[l*32 +: 32];
-    min_lead = {LW{1'b0}};
-    for (integer l = LANES - 1; l >= 0; l = l - 1) begin
-      min_mask[l] = sel_avail[l] && (sel_pcs[l*32 +: 32] == min_pc);
-      if (min_mask[l]) min_lead = l[LW-1:0];
+  generate
+    if (SCHED_REG == 0) begin : g_min_chain
+      // the lowest PC by a chain of compares, then the lanes at it (few LUTs: 32 lanes' worth)
+      always @(*) begin
+        min_pc = 32'hFFFF_FFFF;
+        for (integer l = 0; l < LANES; l = l + 1)
+          if (sel_avail[l] && sel_pcs[l*32 +: 32] < min_pc)
+            min_pc = sel_pcs[l*32 +: 32];
+        min_lead = {LW{1'b0}};
+        for (integer l = LANES - 1; l >= 0; l = l - 1) begin
+          min_mask[l] = sel_avail[l] && (sel_pcs[l*32 +: 32] == min_pc);
+          if (min_mask[l]) min_lead = l[LW-1:0];
+        end
+      end
+    end else begin : g_min_pairs
+      // For the FPGA's clock: every pair of lanes compared at once (one compare deep instead of
+      // LANES), a lane being at the minimum when no available lane is below it.
+      reg [LANES*LANES-1:0] lt, eq;
+      always @(*) begin
+        lt = {LANES*LANES{1'b0}};
+        eq = {LANES*LANES{1'b0}};
+        for (integer a = 0; a < LANES; a = a + 1)
+          for (integer b = a + 1; b < LANES; b = b + 1) begin
+            lt[a*LANES + b] = sel_pcs[a*32 +: 32] < sel_pcs[b*32 +: 32];
+            eq[a*LANES + b] = sel_pcs[a*32 +: 32] == sel_pcs[b*32 +: 32];
+          end
+        for (integer a = 0; a < LANES; a = a + 1) begin
+          min_mask[a] = sel_avail[a];
+          for (integer b = 0; b < LANES; b = b + 1)
+            if (b > a && sel_avail[b] && !(lt[a*LANES + b] || eq[a*LANES + b])) min_mask[a] = 1'b0;
+            else if (b < a && sel_avail[b] && lt[b*LANES + a]) min_mask[a] = 1'b0;
+        end
+        min_lead = {LW{1'b0}};
+        for (integer l = LANES - 1; l >= 0; l = l - 1)
+          if (min_mask[l]) min_lead = l[LW-1:0];
+        // the lanes in the mask share one PC: an OR of the masked PCs, no priority chain
+        min_pc = 32'd0;
+        for (integer l = 0; l < LANES; l = l + 1)
+          min_pc = min_pc | (sel_pcs[l*32 +: 32] & {32{min_mask[l]}});
+      end
     end
-  end
+  endgenerate
 
   // pipeline registers
   reg              s1_v_q, s2_v_q, s3_v_q;
@@ -210,6 +265,13 @@ module simt_core #(
   reg [LANES-1:0]  s1_m_q, s2_m_q, s3_m_q;
   reg [LW-1:0]     s1_l_q, s2_l_q, s3_l_q;
   reg [31:0]       s3_inst_q;
+  // With EXEC_REG an instruction spends a cycle in S3e between S2 and S3: the lanes compute
+  // there from the register files' outputs, and S3 gets the results from registers.
+  reg              xe_v_q;
+  reg [WW-1:0]     xe_w_q;
+  reg [31:0]       xe_pc_q, xe_inst_q;
+  reg [LANES-1:0]  xe_m_q;
+  reg [LW-1:0]     xe_l_q;
 
   // ---------------------------------------------------------------- S1: instruction cache
   reg [31:0]      ic_data [0:ICACHE_WORDS-1];
@@ -341,6 +403,13 @@ module simt_core #(
 
   // ---------------------------------------------------------------- S3: lanes
   wire [LANES*32-1:0] rs1_v, rs2_v, alu_res, next_pc, addr, maddr, div_res, csr_v;
+  // the stage where the lanes compute: S3, or S3e with EXEC_REG
+  wire [31:0]   ex_inst = (EXEC_REG != 0) ? xe_inst_q : s3_inst_q;
+  wire [31:0]   ex_pc   = (EXEC_REG != 0) ? xe_pc_q : s3_pc_q;
+  wire [WW-1:0] ex_w    = (EXEC_REG != 0) ? xe_w_q : s3_w_q;
+  wire ex_cas_first = (ex_inst[6:0] == 7'b0101111) && (ex_inst[14:12] == 3'd2) &&
+                      (ex_inst[31:27] == 5'b00101) && !cas_half_q[ex_w];
+  wire [4:0] ex_rs2_idx = ex_cas_first ? ex_inst[11:7] : ex_inst[24:20];
   wire [LANES-1:0]    div_done;
   wire [LANES*32-1:0] ld_data;
   wire [LANES*32-1:0] frs2_v, fpu_res;
@@ -360,7 +429,6 @@ module simt_core #(
 
   wire [WW+4:0] raddr1 = {s2_w_q, inst2[19:15]};
   wire [WW+4:0] raddr2 = {s2_w_q, s2_cas_first ? inst2[11:7] : inst2[24:20]};
-  wire [4:0]    rs2_idx = cas_first ? rd : inst[24:20];
   wire [WW+4:0] waddr  = {s3_w_q, rd};
   wire [WW+4:0] raddr3 = {s2_w_q, inst2[31:27]};
 
@@ -378,20 +446,41 @@ module simt_core #(
         .waddr_i  (waddr),
         .wdata_i  (rf_wdata[gl])
       );
-      assign rs1_v[gl*32 +: 32] = (inst[19:15] == 5'd0) ? 32'd0 : r1;
-      assign rs2_v[gl*32 +: 32] = (rs2_idx == 5'd0) ? 32'd0 : r2;
+      wire [31:0] x1 = (ex_inst[19:15] == 5'd0) ? 32'd0 : r1;
+      wire [31:0] x2 = (ex_rs2_idx == 5'd0) ? 32'd0 : r2;
+      wire [31:0] xres, xnext, xaddr;
+      simt_alu u_alu (
+        .inst_i    (ex_inst),
+        .pc_i      (ex_pc),
+        .rs1_i     (x1),
+        .rs2_i     (x2),
+        .result_o  (xres),
+        .next_pc_o (xnext),
+        .addr_o    (xaddr)
+      );
+      if (EXEC_REG != 0) begin : g_xreg
+        reg [31:0] rs1_q, rs2_q, res_q, next_q, addr_q;
+        always @(posedge clk_i) begin
+          rs1_q <= x1;
+          rs2_q <= x2;
+          res_q <= xres;
+          next_q <= xnext;
+          addr_q <= xaddr;
+        end
+        assign rs1_v[gl*32 +: 32] = rs1_q;
+        assign rs2_v[gl*32 +: 32] = rs2_q;
+        assign alu_res[gl*32 +: 32] = res_q;
+        assign next_pc[gl*32 +: 32] = next_q;
+        assign addr[gl*32 +: 32] = addr_q;
+      end else begin : g_xnoreg
+        assign rs1_v[gl*32 +: 32] = x1;
+        assign rs2_v[gl*32 +: 32] = x2;
+        assign alu_res[gl*32 +: 32] = xres;
+        assign next_pc[gl*32 +: 32] = xnext;
+        assign addr[gl*32 +: 32] = xaddr;
+      end
       // an AMO's address is rs1 itself (its immediate field holds funct5 and rs2)
       assign maddr[gl*32 +: 32] = is_amo ? rs1_v[gl*32 +: 32] : addr[gl*32 +: 32];
-
-      simt_alu u_alu (
-        .inst_i    (inst),
-        .pc_i      (s3_pc_q),
-        .rs1_i     (rs1_v[gl*32 +: 32]),
-        .rs2_i     (rs2_v[gl*32 +: 32]),
-        .result_o  (alu_res[gl*32 +: 32]),
-        .next_pc_o (next_pc[gl*32 +: 32]),
-        .addr_o    (addr[gl*32 +: 32])
-      );
 
       simt_div u_div (
         .clk_i    (clk_i),
@@ -446,7 +535,23 @@ module simt_core #(
       // F: registers f0..f31 per warp (rs1, rs2 in one simt_regfile, rs3 in a second), the
       // lane's simt_fpu, and its results held per warp until the warp is issued again
       if (F_EXT != 0) begin : g_f
-        wire [31:0] fr1, fr2, fr3, fr3_unused, fout;
+        wire [31:0] fr1_x, fr2_x, fr3_x, fr3_unused, fout;
+        wire [31:0] fr1, fr2, fr3;   // in S3
+        if (EXEC_REG != 0) begin : g_fxreg
+          reg [31:0] f1_q, f2_q, f3_q;
+          always @(posedge clk_i) begin
+            f1_q <= fr1_x;
+            f2_q <= fr2_x;
+            f3_q <= fr3_x;
+          end
+          assign fr1 = f1_q;
+          assign fr2 = f2_q;
+          assign fr3 = f3_q;
+        end else begin : g_fxnoreg
+          assign fr1 = fr1_x;
+          assign fr2 = fr2_x;
+          assign fr3 = fr3_x;
+        end
         wire        fwe = commit && s3_m_q[gl] && writes_frd;
         wire [31:0] fwdata = is_flw ? ld_data[gl*32 +: 32] :
                              is_fds ? fdiv_res[gl*32 +: 32] : fpu_res[gl*32 +: 32];
@@ -454,8 +559,8 @@ module simt_core #(
           .clk_i    (clk_i),
           .raddr1_i (raddr1),
           .raddr2_i (raddr2),
-          .rdata1_o (fr1),
-          .rdata2_o (fr2),
+          .rdata1_o (fr1_x),
+          .rdata2_o (fr2_x),
           .we_i     (fwe),
           .waddr_i  (waddr),
           .wdata_i  (fwdata)
@@ -464,7 +569,7 @@ module simt_core #(
           .clk_i    (clk_i),
           .raddr1_i (raddr3),
           .raddr2_i (raddr3),
-          .rdata1_o (fr3),
+          .rdata1_o (fr3_x),
           .rdata2_o (fr3_unused),
           .we_i     (fwe),
           .waddr_i  (waddr),
@@ -594,16 +699,11 @@ module simt_core #(
         fetch_w = w[WW-1:0];
       end
   end
-  // the PC a waiting warp needs: its lowest live PC does not change while it waits
-  wire [LANES*32-1:0] fetch_pcs = warp_pcs(pc_q, fetch_w);
-  wire [LANES-1:0]    fetch_avail = warp_bits(avail, fetch_w);
-  reg [31:0] fetch_pc;
-  always @(*) begin
-    fetch_pc = 32'hFFFF_FFFF;
-    for (integer l = 0; l < LANES; l = l + 1)
-      if (fetch_avail[l] && fetch_pcs[l*32 +: 32] < fetch_pc)
-        fetch_pc = fetch_pcs[l*32 +: 32];
-  end
+  // the PC a waiting warp needs: its lowest live PC, kept from its miss in S2 (it does not
+  // change while the warp waits: nothing of the warp is issued, and a barrier cannot open while
+  // one of its lanes is available)
+  reg [31:0] fetch_pc_q [0:WARPS-1];
+  wire [31:0] fetch_pc = fetch_pc_q[fetch_w];
   wire fetch_ready;
 
   simt_lsu #(
@@ -671,12 +771,12 @@ module simt_core #(
   wire [29:0] launch_threads = block_x_i * block_y_i * block_z_i;
   wire launch_bad = (launch_threads == 30'd0) || (launch_threads > SLOTS[29:0]) ||
                     (grid_x_i == 16'd0) || (grid_y_i == 16'd0) || (grid_z_i == 16'd0);
-  wire block_end = (live_q == {SLOTS{1'b0}}) && !s1_v_q && !s2_v_q && !s3_v_q && lsu_idle &&
+  wire block_end = (live_q == {SLOTS{1'b0}}) && !s0_v_q && !s1_v_q && !s2_v_q && !xe_v_q && !s3_v_q && lsu_idle &&
                    !div_run_q && !div_hold_q;
   wire last_block = (bid_x_q == grid_x_q - 16'd1) && (bid_y_q == grid_y_q - 16'd1) &&
                     (bid_z_q == grid_z_q - 16'd1);
   // after a fault: the pipeline empty and every request the port took answered
-  wire drained = !s1_v_q && !s2_v_q && !s3_v_q && lsu_quiet && !fpu_v_q;
+  wire drained = !s0_v_q && !s1_v_q && !s2_v_q && !xe_v_q && !s3_v_q && lsu_quiet && !fpu_v_q;
   assign busy_o = (phase_q != PH_IDLE);
 
   reg [LANES-1:0] popc_src;
@@ -717,6 +817,8 @@ module simt_core #(
       halt_q <= 1'b0;
       done_o <= 1'b0;
       fault_o <= 1'b0;
+      s0_v_q <= 1'b0;
+      xe_v_q <= 1'b0;
       s1_v_q <= 1'b0;
       s2_v_q <= 1'b0;
       s3_v_q <= 1'b0;
@@ -838,9 +940,11 @@ module simt_core #(
         end
       endcase
 
-      // ---- S0 -> S1
-      s1_v_q <= sel_v;
-      s1_w_q <= sel_w;
+      // ---- S0 -> (S0b ->) S1
+      s0_v_q <= (SCHED_REG != 0) && sel_v;
+      s0_w_q <= sel_w;
+      s1_v_q <= pick_v && !halt_q;
+      s1_w_q <= pick_w;
       s1_pc_q <= min_pc;
       s1_m_q <= min_mask;
       s1_l_q <= min_lead;
@@ -855,17 +959,24 @@ module simt_core #(
       s2_m_q <= s1_m_q;
       s2_l_q <= s1_l_q;
       s2_ic_valid_q <= ic_valid_q[s1_pc_q[IC_AW+1:2]];
-      // ---- S2 -> S3
-      s3_v_q <= s2_go;
-      s3_w_q <= s2_w_q;
-      s3_pc_q <= s2_pc_q;
-      s3_m_q <= s2_m_q;
-      s3_l_q <= s2_l_q;
-      s3_inst_q <= inst2;
+      // ---- S2 -> (S3e ->) S3
+      xe_v_q <= (EXEC_REG != 0) && s2_go;
+      xe_w_q <= s2_w_q;
+      xe_pc_q <= s2_pc_q;
+      xe_m_q <= s2_m_q;
+      xe_l_q <= s2_l_q;
+      xe_inst_q <= inst2;
+      s3_v_q <= (EXEC_REG != 0) ? (xe_v_q && !halt_q) : s2_go;
+      s3_w_q <= (EXEC_REG != 0) ? xe_w_q : s2_w_q;
+      s3_pc_q <= (EXEC_REG != 0) ? xe_pc_q : s2_pc_q;
+      s3_m_q <= (EXEC_REG != 0) ? xe_m_q : s2_m_q;
+      s3_l_q <= (EXEC_REG != 0) ? xe_l_q : s2_l_q;
+      s3_inst_q <= (EXEC_REG != 0) ? xe_inst_q : inst2;
       if (s2_miss) begin
         inflight_q[s2_w_q] <= 1'b0;
         wait_fetch_q[s2_w_q] <= 1'b1;
         fetch_lane_q[s2_w_q*LW +: LW] <= s2_l_q;
+        fetch_pc_q[s2_w_q] <= s2_pc_q;
       end
       if (halt_q) inflight_q <= {WARPS{1'b0}};
 
