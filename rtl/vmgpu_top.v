@@ -410,10 +410,32 @@ module vmgpu_top #(
     .mem_wr_be_o     (m_wr_be[4*M_DMA +: 4])
   );
 
+  // Simulation speed only, as for the SIMT unit below: in the Verilator model the compute
+  // engine's clock runs from a start to one edge after busy falls (and in reset), so its idle
+  // logic is not evaluated every cycle. The enable is a flop, so it rises just after the edge
+  // that should have taken the start; the engine's first edge then comes in the same
+  // evaluation, after the other flops were updated, and sees the start in cu_start_late_q
+  // (its operands are the command processor's, held while the engine runs). A second look at
+  // start_i, one edge later, finds the engine busy and is ignored. sim/vmgpu_sim.cpp lowers this
+  // clock's remembered value at skipped falling edges. Other tools clock it with clk_i.
+  wire cu_clk, cu_start_eff;
+`ifdef VERILATOR
+  reg cu_clk_en_q, cu_start_late_q;
+  always @(posedge clk_i) begin
+    cu_clk_en_q     <= !rst_ni || cu_start || cu_busy;
+    cu_start_late_q <= rst_ni && cu_start;
+  end
+  assign cu_clk       = clk_i & cu_clk_en_q;
+  assign cu_start_eff = cu_start | cu_start_late_q;
+`else
+  assign cu_clk       = clk_i;
+  assign cu_start_eff = cu_start;
+`endif
+
   compute_engine u_cu (
-    .clk_i           (clk_i),
+    .clk_i           (cu_clk),
     .rst_ni          (rst_ni),
-    .start_i         (cu_start),
+    .start_i         (cu_start_eff),
     .kernel_i        (cu_kernel),
     .args_va_i       (cu_args_va),
     .busy_o          (cu_busy),
@@ -641,10 +663,25 @@ module vmgpu_top #(
   // FPGA builds leave them out; the command processor then refuses GFX_* commands).
   generate
     if (GFX_ENGINE != 0) begin : g_gfx
+      // The engine's clock in the Verilator model: as the compute engine's above.
+      wire gfx_clk, gfx_start_eff;
+`ifdef VERILATOR
+      reg gfx_clk_en_q, gfx_start_late_q;
+      always @(posedge clk_i) begin
+        gfx_clk_en_q     <= !rst_ni || gfx_start || gfx_busy;
+        gfx_start_late_q <= rst_ni && gfx_start;
+      end
+      assign gfx_clk       = clk_i & gfx_clk_en_q;
+      assign gfx_start_eff = gfx_start | gfx_start_late_q;
+`else
+      assign gfx_clk       = clk_i;
+      assign gfx_start_eff = gfx_start;
+`endif
+
       graphics_engine u_gfx (
-        .clk_i           (clk_i),
+        .clk_i           (gfx_clk),
         .rst_ni          (rst_ni),
-        .start_i         (gfx_start),
+        .start_i         (gfx_start_eff),
         .op_i            (gfx_op),
         .src_va_i        (gfx_src_va),
         .src_pitch_i     (gfx_src_pitch),

@@ -44,16 +44,23 @@ struct HasClkPrev : std::false_type {};
 template <class Root>
 struct HasClkPrev<Root, std::void_t<decltype(std::declval<Root &>().__Vtrigrprev__TOP__clk_i)>>
     : std::true_type {};
-// The SIMT unit's clock in the model (vmgpu_top's g_simt.unit_clk: clk_i while the unit works,
-// low otherwise) falls with clk_i too; a skipped eval records that the same way.
-template <class Root, class = void>
-struct HasSimtClkPrev : std::false_type {};
+// The gated clocks of the model (vmgpu_top's g_simt.unit_clk, cu_clk and g_gfx.gfx_clk: clk_i
+// while their block works, low otherwise) fall with clk_i too; a skipped eval records that the
+// same way.
+#define VMGPU_SIM_GATED_CLK(NAME, FIELD)                                                      \
+  template <class Root, class = void>                                                        \
+  struct Has##NAME : std::false_type {};                                                     \
+  template <class Root>                                                                      \
+  struct Has##NAME<Root, std::void_t<decltype(std::declval<Root &>().FIELD)>> : std::true_type {};
+VMGPU_SIM_GATED_CLK(SimtClkPrev, __Vtrigrprev__TOP__vmgpu_top__DOT__g_simt__DOT__unit_clk)
+VMGPU_SIM_GATED_CLK(CuClkPrev, __Vtrigrprev__TOP__vmgpu_top__DOT__cu_clk)
+VMGPU_SIM_GATED_CLK(GfxClkPrev, __Vtrigrprev__TOP__vmgpu_top__DOT__g_gfx__DOT__gfx_clk)
+#undef VMGPU_SIM_GATED_CLK
 template <class Root>
-struct HasSimtClkPrev<Root, std::void_t<decltype(std::declval<Root &>()
-    .__Vtrigrprev__TOP__vmgpu_top__DOT__g_simt__DOT__unit_clk)>> : std::true_type {};
-template <class Root>
-inline void simt_clk_fell(Root &r) {
+inline void gated_clks_fell(Root &r) {
   if constexpr (HasSimtClkPrev<Root>::value) r.__Vtrigrprev__TOP__vmgpu_top__DOT__g_simt__DOT__unit_clk = 0;
+  if constexpr (HasCuClkPrev<Root>::value) r.__Vtrigrprev__TOP__vmgpu_top__DOT__cu_clk = 0;
+  if constexpr (HasGfxClkPrev<Root>::value) r.__Vtrigrprev__TOP__vmgpu_top__DOT__g_gfx__DOT__gfx_clk = 0;
 }
 
 class SimBase {
@@ -242,7 +249,7 @@ class Sim final : public SimBase {
         m.eval();
       } else {
         m.rootp->__Vtrigrprev__TOP__clk_i = 0;
-        simt_clk_fell(*m.rootp);
+        gated_clks_fell(*m.rootp);
       }
     } else {
       m.eval();

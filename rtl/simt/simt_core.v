@@ -788,14 +788,18 @@ module simt_core #(
   end
 
   // ---------------------------------------------------------------- thread ids at block start
-  // The ids of the warp being written (walk_q, a multiple of LANES) and of the thread after it:
-  // a chain of LANES increments of (x, y, z), x fastest, wrapping at the block's dimensions.
-  reg [10*(LANES+1)-1:0] init_x, init_y, init_z;
+  // The ids of the threads being written (INIT_N from walk_q, a multiple of INIT_N) and of the
+  // thread after them: a chain of INIT_N increments of (x, y, z), x fastest, wrapping at the
+  // block's dimensions. INIT_N is a warp (LANES), or one thread with SCHED_REG: the chain of
+  // LANES increments is too long for the FPGA's clock, and a block's start then takes
+  // WARPS*LANES cycles instead of WARPS.
+  localparam integer INIT_N = (SCHED_REG != 0) ? 1 : LANES;
+  reg [10*(INIT_N+1)-1:0] init_x, init_y, init_z;
   always @(*) begin
     init_x[9:0] = walk_x_q;
     init_y[9:0] = walk_y_q;
     init_z[9:0] = walk_z_q;
-    for (integer l = 0; l < LANES; l = l + 1) begin
+    for (integer l = 0; l < INIT_N; l = l + 1) begin
       init_x[(l+1)*10 +: 10] = init_x[l*10 +: 10] + 10'd1;
       init_y[(l+1)*10 +: 10] = init_y[l*10 +: 10];
       init_z[(l+1)*10 +: 10] = init_z[l*10 +: 10];
@@ -887,18 +891,18 @@ module simt_core #(
           end
         end
         PH_INIT: begin
-          // thread ids, one warp (LANES threads) a cycle, x fastest; the ids written past the
-          // block's last thread belong to threads that start dead and are never read
-          for (integer l = 0; l < LANES; l = l + 1) begin
-            tid_x_q[{walk_q[SW-1:LW], l[LW-1:0]}] <= init_x[l*10 +: 10];
-            tid_y_q[{walk_q[SW-1:LW], l[LW-1:0]}] <= init_y[l*10 +: 10];
-            tid_z_q[{walk_q[SW-1:LW], l[LW-1:0]}] <= init_z[l*10 +: 10];
+          // thread ids, INIT_N threads a cycle, x fastest; the ids written past the block's
+          // last thread belong to threads that start dead and are never read
+          for (integer l = 0; l < INIT_N; l = l + 1) begin
+            tid_x_q[walk_q[SW-1:0] + l[SW-1:0]] <= init_x[l*10 +: 10];
+            tid_y_q[walk_q[SW-1:0] + l[SW-1:0]] <= init_y[l*10 +: 10];
+            tid_z_q[walk_q[SW-1:0] + l[SW-1:0]] <= init_z[l*10 +: 10];
           end
-          walk_q <= walk_q + LANES[SW:0];
-          walk_x_q <= init_x[LANES*10 +: 10];
-          walk_y_q <= init_y[LANES*10 +: 10];
-          walk_z_q <= init_z[LANES*10 +: 10];
-          if (walk_q + LANES[SW:0] >= nthreads_q) begin
+          walk_q <= walk_q + INIT_N[SW:0];
+          walk_x_q <= init_x[INIT_N*10 +: 10];
+          walk_y_q <= init_y[INIT_N*10 +: 10];
+          walk_z_q <= init_z[INIT_N*10 +: 10];
+          if (walk_q + INIT_N[SW:0] >= nthreads_q) begin
             phase_q <= PH_RUN;
             for (integer s = 0; s < SLOTS; s = s + 1) begin
               live_q[s] <= (s < nthreads_q);
