@@ -5,7 +5,10 @@
 // load/store address. Division is not here: it is iterative (simt_div) so that four lanes of it
 // do not cost four 32-bit array dividers. The decode is repeated in every lane on purpose: it is
 // a few dozen LUTs, cheaper than routing decoded control from one place to every lane.
-module simt_alu (
+module simt_alu #(
+  parameter integer MUL = 1          // 0: MUL* leave result_o to the caller (simt_core's split
+                                     //    multiply with EXEC_REG); the result is then don't-care
+) (
   input  wire [31:0] inst_i,
   input  wire [31:0] pc_i,
   input  wire [31:0] rs1_i,
@@ -53,7 +56,7 @@ module simt_alu (
   wire               b_sign = rs2_i[31] & (funct3[1:0] == 2'd1);  // MULH
   wire signed [32:0] ma = {a_sign, rs1_i};
   wire signed [32:0] mb = {b_sign, rs2_i};
-  wire signed [65:0] prod = ma * mb;
+  wire signed [65:0] prod = (MUL != 0) ? ma * mb : 66'sd0;
   wire [31:0]        mul = (funct3[1:0] == 2'd0) ? prod[31:0] : prod[63:32];
 
   reg taken;

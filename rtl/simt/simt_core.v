@@ -449,7 +449,7 @@ module simt_core #(
       wire [31:0] x1 = (ex_inst[19:15] == 5'd0) ? 32'd0 : r1;
       wire [31:0] x2 = (ex_rs2_idx == 5'd0) ? 32'd0 : r2;
       wire [31:0] xres, xnext, xaddr;
-      simt_alu u_alu (
+      simt_alu #(.MUL((EXEC_REG != 0) ? 0 : 1)) u_alu (
         .inst_i    (ex_inst),
         .pc_i      (ex_pc),
         .rs1_i     (x1),
@@ -459,6 +459,19 @@ module simt_core #(
         .addr_o    (xaddr)
       );
       if (EXEC_REG != 0) begin : g_xreg
+        // The multiply is split: S3e forms the four partial products of the 33 x 33 signed
+        // product (one MULT18X18D each: 18 x 18, 18 x 16, 16 x 18, 16 x 16 bits), S3 adds them.
+        // The operands as simt_alu takes them: sign-extended for MULH/MULHSU, not for MULHU.
+        wire [1:0] xf3 = ex_inst[13:12];
+        wire signed [32:0] ma = {x1[31] & (xf3 != 2'd3), x1};
+        wire signed [32:0] mb = {x2[31] & (xf3 == 2'd1), x2};
+        wire signed [17:0] alo = {1'b0, ma[16:0]};
+        wire signed [17:0] blo = {1'b0, mb[16:0]};
+        wire signed [15:0] ahi = ma[32:17];
+        wire signed [15:0] bhi = mb[32:17];
+        reg signed [35:0] pll_q;
+        reg signed [33:0] plh_q, phl_q;
+        reg signed [31:0] phh_q;
         reg [31:0] rs1_q, rs2_q, res_q, next_q, addr_q;
         always @(posedge clk_i) begin
           rs1_q <= x1;
@@ -466,10 +479,19 @@ module simt_core #(
           res_q <= xres;
           next_q <= xnext;
           addr_q <= xaddr;
+          pll_q <= alo * blo;
+          plh_q <= alo * bhi;
+          phl_q <= ahi * blo;
+          phh_q <= ahi * bhi;
         end
+        wire signed [65:0] prod = {{30{pll_q[35]}}, pll_q} + ({{32{plh_q[33]}}, plh_q} <<< 17) +
+                                  ({{32{phl_q[33]}}, phl_q} <<< 17) + ({{34{phh_q[31]}}, phh_q} <<< 34);
+        wire is_mul = (inst[6:0] == 7'b0110011) && (inst[31:25] == 7'd1) && !inst[14];
         assign rs1_v[gl*32 +: 32] = rs1_q;
         assign rs2_v[gl*32 +: 32] = rs2_q;
-        assign alu_res[gl*32 +: 32] = res_q;
+        assign alu_res[gl*32 +: 32] = !is_mul ? res_q :
+                                      (inst[13:12] == 2'd0) ? prod[31:0] : prod[63:32];
+        wire unused_prod = &{1'b0, prod[65:64]};
         assign next_pc[gl*32 +: 32] = next_q;
         assign addr[gl*32 +: 32] = addr_q;
       end else begin : g_xnoreg
