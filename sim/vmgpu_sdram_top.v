@@ -23,7 +23,11 @@ module vmgpu_sdram_top #(
   parameter integer GFX_ENGINE        = 1,
   parameter integer SIMT_LANES        = 0,
   parameter integer SIMT_WARPS        = 4,
-  parameter integer SIMT_SHARED_BYTES = 4096
+  parameter integer SIMT_SHARED_BYTES = 4096,
+  parameter integer SIMT_F            = 0,
+  parameter integer SIMT_FDIV         = 0,
+  parameter integer SIMT_SCHED_REG    = 1,
+  parameter integer SIMT_EXEC_REG     = 1
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -75,7 +79,11 @@ module vmgpu_sdram_top #(
     .GFX_ENGINE        (GFX_ENGINE),
     .SIMT_LANES        (SIMT_LANES),
     .SIMT_WARPS        (SIMT_WARPS),
-    .SIMT_SHARED_BYTES (SIMT_SHARED_BYTES)
+    .SIMT_SHARED_BYTES (SIMT_SHARED_BYTES),
+    .SIMT_F            (SIMT_F),
+    .SIMT_FDIV         (SIMT_FDIV),
+    .SIMT_SCHED_REG    (SIMT_SCHED_REG),
+    .SIMT_EXEC_REG     (SIMT_EXEC_REG)
   ) u_dev (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
