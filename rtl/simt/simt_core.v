@@ -170,20 +170,40 @@ module simt_core #(
   always @(posedge clk_i) ready_q <= ready;
   reg          sel_v;
   reg [WW-1:0] sel_w;
-  reg [WW-1:0] cand;
-  always @(*) begin
-    sel_v = 1'b0;
-    sel_w = {WW{1'b0}};
-    cand = rr_q;
-    // the warp after the last one picked comes first (WARPS is a power of two: cand wraps)
-    for (integer k = WARPS; k >= 1; k = k - 1) begin
-      cand = rr_q + k[WW-1:0];
-      if (ready_pick[cand]) begin
-        sel_v = 1'b1;
-        sel_w = cand;
+  generate
+    if (SCHED_REG == 0) begin : g_rr_loop
+      reg [WW-1:0] cand;
+      always @(*) begin
+        sel_v = 1'b0;
+        sel_w = {WW{1'b0}};
+        cand = rr_q;
+        // the warp after the last one picked comes first (WARPS is a power of two: cand wraps)
+        for (integer k = WARPS; k >= 1; k = k - 1) begin
+          cand = rr_q + k[WW-1:0];
+          if (ready_pick[cand]) begin
+            sel_v = 1'b1;
+            sel_w = cand;
+          end
+        end
+      end
+    end else begin : g_rr_masked
+      // The same choice without a chain of WARPS candidates (for the FPGA's clock): the lowest
+      // ready warp above the last one picked, else the lowest ready warp.
+      wire [WARPS-1:0] above = ready_pick & ~({{(WARPS-1){1'b0}}, 1'b1} << rr_q) &
+                               ~(({{(WARPS-1){1'b0}}, 1'b1} << rr_q) - {{(WARPS-1){1'b0}}, 1'b1});
+      reg [WW-1:0] lo_above, lo_all;
+      always @(*) begin
+        lo_above = {WW{1'b0}};
+        lo_all = {WW{1'b0}};
+        for (integer w = WARPS - 1; w >= 0; w = w - 1) begin
+          if (above[w]) lo_above = w[WW-1:0];
+          if (ready_pick[w]) lo_all = w[WW-1:0];
+        end
+        sel_v = |ready_pick;
+        sel_w = (|above) ? lo_above : lo_all;
       end
     end
-  end
+  endgenerate
 
   // The PCs and available lanes of one warp, by a mux per warp rather than a variable part
   // select (which Yosys builds as a bit-granular shifter over all SLOTS*32 bits).
