@@ -10,6 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: simt_ooc_timing.sh OUT_DIR [NAME=VALUE ...]}
 shift
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 files=$(grep -v '^//' "$root/rtl/simt/simt.f" | sed "s#^#$root/#" | tr '\n' ' ')
 chparam=""
 for p in "$@"; do chparam="$chparam -set ${p%%=*} ${p#*=}"; done
@@ -20,8 +21,9 @@ echo "simt_ooc_timing: synth_ecp5 of simt_core ${*:-(defaults)}..."
   ${chparam:+chparam $chparam simt_core;} synth_ecp5 -top simt_core -json $out/simt_core.json; stat" > /dev/null
 grep -A80 "Printing statistics" "$out/synth.log" | grep -E "^\s+(LUT4|TRELLIS_FF|CCU2C|DP16KD|MULT18X18D|TRELLIS_DPR16X4)\s" | tail -6
 echo "simt_ooc_timing: nextpnr-ecp5 --${PART:-85k} --out-of-context --freq ${FREQ:-50} --seed ${SEED:-1}..."
-"$pnr_bin" --"${PART:-85k}" --package CABGA381 --out-of-context --json "$out/simt_core.json" \
-  --freq "${FREQ:-50}" --seed "${SEED:-1}" --timing-allow-fail -l "$out/pnr.log" > /dev/null 2>&1
+# relative names in OUT_DIR: YoWASP's nextpnr sees only its working directory
+(cd "$out" && "$pnr_bin" --"${PART:-85k}" --package CABGA381 --out-of-context --json simt_core.json \
+  --freq "${FREQ:-50}" --seed "${SEED:-1}" --timing-allow-fail -l pnr.log > /dev/null 2>&1)
 grep -E "Max frequency for clock" "$out/pnr.log" | tail -1
 python3 - "$out/pnr.log" <<'PY'
 import re, sys
