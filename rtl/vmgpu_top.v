@@ -23,7 +23,7 @@ module vmgpu_top #(
   parameter integer SIMT_F      = 1,         // 1: the unit has the F extension (rtl/simt/simt_fpu.v)
   parameter integer SIMT_FDIV   = 1,         // 1 (with SIMT_F): and fdiv.s/fsqrt.s (rtl/simt/simt_fdiv.v)
   parameter integer SIMT_SCHED_REG = 0,      // 1: the unit's warp pick registered (FPGA timing; simt_core SCHED_REG)
-  parameter integer SIMT_EXEC_REG  = 0       // 1: the unit's lane results registered (FPGA timing; simt_core EXEC_REG)
+  parameter integer SIMT_EXEC_REG  = 0       // 1: the unit's lane results registered, 2: its operands too (FPGA timing; simt_core EXEC_REG)
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,

@@ -27,7 +27,7 @@ module vmgpu_sdram_top #(
   parameter integer SIMT_F            = 0,
   parameter integer SIMT_FDIV         = 0,
   parameter integer SIMT_SCHED_REG    = 1,
-  parameter integer SIMT_EXEC_REG     = 1
+  parameter integer SIMT_EXEC_REG     = 2
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,

@@ -32,7 +32,7 @@ module ulx3s_top #(
   parameter integer SIMT_F              = 0,              // its F extension (1: simt_fpu per lane; too slow for 50 MHz yet)
   parameter integer SIMT_FDIV           = 0,              // with SIMT_F: fdiv.s/fsqrt.s
   parameter integer SIMT_SCHED_REG      = 1,              // its warp pick registered (timing; docs/cores.md)
-  parameter integer SIMT_EXEC_REG       = 1,              // its lane results registered (timing)
+  parameter integer SIMT_EXEC_REG       = 2,              // its operands and lane results registered (timing)
   parameter integer HEARTBEAT_BIT       = 25,             // heartbeat LED toggles every 2^this cycles
   parameter integer ACTIVITY_BITS       = 20,             // link LED stays on 2^this cycles per byte
   parameter integer CHECK_HOLD_BITS     = 30              // board-check display holds 2^this cycles (~21 s)

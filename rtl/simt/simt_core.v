@@ -10,7 +10,8 @@
 //   ->  S2 hit check, decode, register read  ->  S3 execute, write back, next PC per lane.
 // For the FPGA's clock two stages can be added (a six-stage barrel wants six or more warps):
 // SCHED_REG registers the warp picked before its lowest PC is taken (S0 -> S0b -> S1), EXEC_REG
-// the lanes' results before S3 acts on them (S2 -> S3e -> S3). Neither changes what a kernel
+// the lanes' results before S3 acts on them (S2 -> S3e -> S3); EXEC_REG 2 also the register
+// files' outputs before the lanes compute (S2 -> S3o -> S3e -> S3). None changes what a kernel
 // computes, only when.
 // Divergence: every lane keeps its own PC and the warp issues at the lowest PC among its live
 // lanes, with the lanes at that PC; the others wait. Lanes that took different ways meet again
@@ -43,8 +44,10 @@ module simt_core #(
   parameter integer SCHED_REG = 0,                 // 1: a register between picking the warp and
                                                    // taking its lowest PC (one more barrel stage)
   parameter integer EXEC_REG = 0                   // 1: the lanes' results registered before S3
-                                                   // acts on them (one more barrel stage); both
-                                                   // for the FPGA's clock (docs/cores.md)
+                                                   // acts on them (one more barrel stage); 2: and
+                                                   // the register files' outputs before the
+                                                   // lanes compute (two more); both for the
+                                                   // FPGA's clock (docs/cores.md)
 ) (
   input  wire                 clk_i,
   input  wire                 rst_ni,
@@ -139,7 +142,6 @@ module simt_core #(
   reg [SLOTS*3-1:0]  frm_q;          // F: rounding mode per thread
   reg [SLOTS-1:0]    fnan_q;         // F: NVIDIA's NaN conventions per thread
   reg [LW*WARPS-1:0] fetch_lane_q;   // lane named if the warp's fetch faults
-  reg [WW-1:0]       rr_q;
 
   // A thread at the barrier leaves min-PC selection until the barrier opens, so lanes that
   // reach it at different times (clang often places a conditional body after the barrier that
@@ -163,15 +165,18 @@ module simt_core #(
   // With SCHED_REG the pick works from a registered copy of ready (its inputs are spread over
   // the unit): a warp becomes ready a cycle later, and the warp picked in the cycle before is
   // masked out (nothing else makes a warp that is not in flight unready, except a halt or a
-  // launch, which the stages after the pick already drop).
+  // launch, which the stages after the pick already drop). That warp is kept one-hot
+  // (s0_oh_q) so that the mask needs no decoder.
   reg  [WARPS-1:0] ready_q;
-  wire [WARPS-1:0] just_picked = s0_v_q ? ({{(WARPS-1){1'b0}}, 1'b1} << s0_w_q) : {WARPS{1'b0}};
-  wire [WARPS-1:0] ready_pick = (SCHED_REG != 0) ? (ready_q & ~just_picked) : ready;
+  reg  [WARPS-1:0] s0_oh_q;     // SCHED_REG: the warp in S0b, one-hot (zero when none)
+  wire [WARPS-1:0] ready_pick = (SCHED_REG != 0) ? (ready_q & ~s0_oh_q) : ready;
   always @(posedge clk_i) ready_q <= ready;
-  reg          sel_v;
-  reg [WW-1:0] sel_w;
+  reg             sel_v;
+  reg [WW-1:0]    sel_w;
+  reg [WARPS-1:0] sel_oh;       // the warp picked, one-hot (zero when none)
   generate
     if (SCHED_REG == 0) begin : g_rr_loop
+      reg [WW-1:0] rr_q;        // the warp picked last
       reg [WW-1:0] cand;
       always @(*) begin
         sel_v = 1'b0;
@@ -185,23 +190,34 @@ module simt_core #(
             sel_w = cand;
           end
         end
+        sel_oh = sel_v ? ({{(WARPS-1){1'b0}}, 1'b1} << sel_w) : {WARPS{1'b0}};
       end
+      always @(posedge clk_i)
+        if (!rst_ni) rr_q <= {WW{1'b0}};
+        else if (sel_v) rr_q <= sel_w;
     end else begin : g_rr_masked
       // The same choice without a chain of WARPS candidates (for the FPGA's clock): the lowest
-      // ready warp above the last one picked, else the lowest ready warp.
-      wire [WARPS-1:0] above = ready_pick & ~({{(WARPS-1){1'b0}}, 1'b1} << rr_q) &
-                               ~(({{(WARPS-1){1'b0}}, 1'b1} << rr_q) - {{(WARPS-1){1'b0}}, 1'b1});
-      reg [WW-1:0] lo_above, lo_all;
+      // ready warp above the last one picked, else the lowest ready warp. Both are one-hot,
+      // x & -x (a carry chain); the round robin keeps the warps above the last pick as a mask,
+      // so no step decodes a warp number.
+      reg  [WARPS-1:0] rr_above_q;  // the warps above the one picked last (warp 0 after reset)
+      wire [WARPS-1:0] above = ready_pick & rr_above_q;
+      wire [WARPS-1:0] above_lo = above & (~above + {{(WARPS-1){1'b0}}, 1'b1});
+      wire [WARPS-1:0] all_lo = ready_pick & (~ready_pick + {{(WARPS-1){1'b0}}, 1'b1});
+      reg  [WARPS-1:0] at_or_above;  // the warp picked and those above it
       always @(*) begin
-        lo_above = {WW{1'b0}};
-        lo_all = {WW{1'b0}};
-        for (integer w = WARPS - 1; w >= 0; w = w - 1) begin
-          if (above[w]) lo_above = w[WW-1:0];
-          if (ready_pick[w]) lo_all = w[WW-1:0];
-        end
         sel_v = |ready_pick;
-        sel_w = (|above) ? lo_above : lo_all;
+        sel_oh = (|above) ? above_lo : all_lo;
+        sel_w = {WW{1'b0}};
+        for (integer w = 0; w < WARPS; w = w + 1)
+          if (sel_oh[w]) sel_w = sel_w | w[WW-1:0];
+        at_or_above = sel_oh;
+        for (integer w = 1; w < WARPS; w = w + 1)
+          at_or_above[w] = at_or_above[w - 1] | sel_oh[w];
       end
+      always @(posedge clk_i)
+        if (!rst_ni) rr_above_q <= ~{{(WARPS-1){1'b0}}, 1'b1};
+        else if (sel_v) rr_above_q <= at_or_above & ~sel_oh;
     end
   endgenerate
 
@@ -292,6 +308,13 @@ module simt_core #(
   reg [31:0]       xe_pc_q, xe_inst_q;
   reg [LANES-1:0]  xe_m_q;
   reg [LW-1:0]     xe_l_q;
+  // With EXEC_REG 2 it spends a cycle in S3o before that: the register files' outputs (block
+  // RAM without its output register: most of a cycle on the ECP5) go into registers there.
+  reg              xo_v_q;
+  reg [WW-1:0]     xo_w_q;
+  reg [31:0]       xo_pc_q, xo_inst_q;
+  reg [LANES-1:0]  xo_m_q;
+  reg [LW-1:0]     xo_l_q;
 
   // ---------------------------------------------------------------- S1: instruction cache
   reg [31:0]      ic_data [0:ICACHE_WORDS-1];
@@ -427,9 +450,13 @@ module simt_core #(
   wire [31:0]   ex_inst = (EXEC_REG != 0) ? xe_inst_q : s3_inst_q;
   wire [31:0]   ex_pc   = (EXEC_REG != 0) ? xe_pc_q : s3_pc_q;
   wire [WW-1:0] ex_w    = (EXEC_REG != 0) ? xe_w_q : s3_w_q;
-  wire ex_cas_first = (ex_inst[6:0] == 7'b0101111) && (ex_inst[14:12] == 3'd2) &&
-                      (ex_inst[31:27] == 5'b00101) && !cas_half_q[ex_w];
-  wire [4:0] ex_rs2_idx = ex_cas_first ? ex_inst[11:7] : ex_inst[24:20];
+  // the stage where the register files' outputs arrive: the same, or S3o with EXEC_REG 2
+  wire [31:0]   op_inst = (EXEC_REG > 1) ? xo_inst_q : ex_inst;
+  wire [WW-1:0] op_w    = (EXEC_REG > 1) ? xo_w_q : ex_w;
+  wire op_cas_first = (op_inst[6:0] == 7'b0101111) && (op_inst[14:12] == 3'd2) &&
+                      (op_inst[31:27] == 5'b00101) && !cas_half_q[op_w];
+  wire [4:0] op_rs2_idx = op_cas_first ? op_inst[11:7] : op_inst[24:20];
+  wire unused_op_inst = &{1'b0, op_inst[26:25]};   // funct7's low bits: the ALU's, from ex_inst
   wire [LANES-1:0]    div_done;
   wire [LANES*32-1:0] ld_data;
   wire [LANES*32-1:0] frs2_v, fpu_res;
@@ -466,8 +493,21 @@ module simt_core #(
         .waddr_i  (waddr),
         .wdata_i  (rf_wdata[gl])
       );
-      wire [31:0] x1 = (ex_inst[19:15] == 5'd0) ? 32'd0 : r1;
-      wire [31:0] x2 = (ex_rs2_idx == 5'd0) ? 32'd0 : r2;
+      wire [31:0] o1 = (op_inst[19:15] == 5'd0) ? 32'd0 : r1;
+      wire [31:0] o2 = (op_rs2_idx == 5'd0) ? 32'd0 : r2;
+      wire [31:0] x1, x2;   // the operands where the lanes compute
+      if (EXEC_REG > 1) begin : g_oreg
+        reg [31:0] o1_q, o2_q;
+        always @(posedge clk_i) begin
+          o1_q <= o1;
+          o2_q <= o2;
+        end
+        assign x1 = o1_q;
+        assign x2 = o2_q;
+      end else begin : g_onoreg
+        assign x1 = o1;
+        assign x2 = o2;
+      end
       wire [31:0] xres, xnext, xaddr;
       simt_alu #(.MUL((EXEC_REG != 0) ? 0 : 1)) u_alu (
         .inst_i    (ex_inst),
@@ -581,10 +621,26 @@ module simt_core #(
         wire [31:0] fr1, fr2, fr3;   // in S3
         if (EXEC_REG != 0) begin : g_fxreg
           reg [31:0] f1_q, f2_q, f3_q;
+          wire [31:0] f1_o, f2_o, f3_o;   // in S3e
+          if (EXEC_REG > 1) begin : g_foreg
+            reg [31:0] f1_oq, f2_oq, f3_oq;
+            always @(posedge clk_i) begin
+              f1_oq <= fr1_x;
+              f2_oq <= fr2_x;
+              f3_oq <= fr3_x;
+            end
+            assign f1_o = f1_oq;
+            assign f2_o = f2_oq;
+            assign f3_o = f3_oq;
+          end else begin : g_fonoreg
+            assign f1_o = fr1_x;
+            assign f2_o = fr2_x;
+            assign f3_o = fr3_x;
+          end
           always @(posedge clk_i) begin
-            f1_q <= fr1_x;
-            f2_q <= fr2_x;
-            f3_q <= fr3_x;
+            f1_q <= f1_o;
+            f2_q <= f2_o;
+            f3_q <= f3_o;
           end
           assign fr1 = f1_q;
           assign fr2 = f2_q;
@@ -813,12 +869,12 @@ module simt_core #(
   wire [29:0] launch_threads = block_x_i * block_y_i * block_z_i;
   wire launch_bad = (launch_threads == 30'd0) || (launch_threads > SLOTS[29:0]) ||
                     (grid_x_i == 16'd0) || (grid_y_i == 16'd0) || (grid_z_i == 16'd0);
-  wire block_end = (live_q == {SLOTS{1'b0}}) && !s0_v_q && !s1_v_q && !s2_v_q && !xe_v_q && !s3_v_q && lsu_idle &&
+  wire block_end = (live_q == {SLOTS{1'b0}}) && !s0_v_q && !s1_v_q && !s2_v_q && !xo_v_q && !xe_v_q && !s3_v_q && lsu_idle &&
                    !div_run_q && !div_hold_q;
   wire last_block = (bid_x_q == grid_x_q - 16'd1) && (bid_y_q == grid_y_q - 16'd1) &&
                     (bid_z_q == grid_z_q - 16'd1);
   // after a fault: the pipeline empty and every request the port took answered
-  wire drained = !s0_v_q && !s1_v_q && !s2_v_q && !xe_v_q && !s3_v_q && lsu_quiet && !fpu_v_q;
+  wire drained = !s0_v_q && !s1_v_q && !s2_v_q && !xo_v_q && !xe_v_q && !s3_v_q && lsu_quiet && !fpu_v_q;
   assign busy_o = (phase_q != PH_IDLE);
 
   reg [LANES-1:0] popc_src;
@@ -864,6 +920,7 @@ module simt_core #(
       done_o <= 1'b0;
       fault_o <= 1'b0;
       s0_v_q <= 1'b0;
+      xo_v_q <= 1'b0;
       xe_v_q <= 1'b0;
       s1_v_q <= 1'b0;
       s2_v_q <= 1'b0;
@@ -882,7 +939,7 @@ module simt_core #(
       fpu_v_q <= 1'b0;
       div_run_q <= 1'b0;
       div_hold_q <= 1'b0;
-      rr_q <= {WW{1'b0}};
+      s0_oh_q <= {WARPS{1'b0}};
       ic_valid_q <= {ICACHE_WORDS{1'b0}};
       fb_v_q <= {WARPS{1'b0}};
       cycle_q <= 32'd0;
@@ -989,15 +1046,14 @@ module simt_core #(
       // ---- S0 -> (S0b ->) S1
       s0_v_q <= (SCHED_REG != 0) && sel_v;
       s0_w_q <= sel_w;
+      s0_oh_q <= (SCHED_REG != 0) ? sel_oh : {WARPS{1'b0}};
       s1_v_q <= pick_v && !halt_q;
       s1_w_q <= pick_w;
       s1_pc_q <= min_pc;
       s1_m_q <= min_mask;
       s1_l_q <= min_lead;
-      if (sel_v) begin
-        inflight_q[sel_w] <= 1'b1;
-        rr_q <= sel_w;
-      end
+      for (integer w = 0; w < WARPS; w = w + 1)
+        if (sel_oh[w]) inflight_q[w] <= 1'b1;
       // ---- S1 -> S2
       s2_v_q <= s1_v_q && !halt_q;
       s2_w_q <= s1_w_q;
@@ -1006,12 +1062,18 @@ module simt_core #(
       s2_l_q <= s1_l_q;
       s2_ic_valid_q <= ic_valid_q[s1_pc_q[IC_AW+1:2]];
       // ---- S2 -> (S3e ->) S3
-      xe_v_q <= (EXEC_REG != 0) && s2_go;
-      xe_w_q <= s2_w_q;
-      xe_pc_q <= s2_pc_q;
-      xe_m_q <= s2_m_q;
-      xe_l_q <= s2_l_q;
-      xe_inst_q <= inst2;
+      xo_v_q <= (EXEC_REG > 1) && s2_go;
+      xo_w_q <= s2_w_q;
+      xo_pc_q <= s2_pc_q;
+      xo_m_q <= s2_m_q;
+      xo_l_q <= s2_l_q;
+      xo_inst_q <= inst2;
+      xe_v_q <= (EXEC_REG > 1) ? (xo_v_q && !halt_q) : ((EXEC_REG != 0) && s2_go);
+      xe_w_q <= (EXEC_REG > 1) ? xo_w_q : s2_w_q;
+      xe_pc_q <= (EXEC_REG > 1) ? xo_pc_q : s2_pc_q;
+      xe_m_q <= (EXEC_REG > 1) ? xo_m_q : s2_m_q;
+      xe_l_q <= (EXEC_REG > 1) ? xo_l_q : s2_l_q;
+      xe_inst_q <= (EXEC_REG > 1) ? xo_inst_q : inst2;
       s3_v_q <= (EXEC_REG != 0) ? (xe_v_q && !halt_q) : s2_go;
       s3_w_q <= (EXEC_REG != 0) ? xe_w_q : s2_w_q;
       s3_pc_q <= (EXEC_REG != 0) ? xe_pc_q : s2_pc_q;
