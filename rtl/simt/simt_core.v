@@ -8,7 +8,7 @@
 // lane busy each cycle:
 //   S0 pick the next ready warp (round robin) and its min-PC lanes  ->  S1 instruction cache read
 //   ->  S2 hit check, decode, register read  ->  S3 execute, write back, next PC per lane.
-// For the FPGA's clock two stages can be added (a six-stage barrel wants six or more warps):
+// For the FPGA's clock stages can be added (a seven-stage barrel wants seven or more warps):
 // SCHED_REG registers the warp picked before its lowest PC is taken (S0 -> S0b -> S1), EXEC_REG
 // the lanes' results before S3 acts on them (S2 -> S3e -> S3); EXEC_REG 2 also the register
 // files' outputs before the lanes compute (S2 -> S3o -> S3e -> S3). None changes what a kernel
@@ -360,7 +360,10 @@ module simt_core #(
 
   // ---------------------------------------------------------------- S2: hit check, decode, read
   wire s2_ic_hit = s2_ic_valid_q && (s2_ic_tag_q == s2_pc_q[31:IC_AW+2]);
-  wire [31:0] inst2 = s2_ic_hit ? s2_ic_data_q : s2_fb_data_q;
+  // The warp's own last fill first: where both hit they hold the same word (a fill writes both,
+  // and both are dropped at a launch), and the choice then depends on a registered bit instead
+  // of the tag compare, which is off the path to the register files' read addresses.
+  wire [31:0] inst2 = s2_fb_hit_q ? s2_fb_data_q : s2_ic_data_q;
   wire s2_misaligned = (s2_pc_q[1:0] != 2'b00);
   wire s2_hit = s2_ic_hit || s2_fb_hit_q;
   wire s2_go   = s2_v_q && !halt_q && s2_hit && !s2_misaligned;
