@@ -77,6 +77,21 @@ def sdram(ctx):
     return {k: f[k] for k in keys}
 
 
+# -------------------------------------------------------------------- simt_board
+
+
+@provides("simt_board")
+def simt_board(ctx):
+    """docs/cores.md's costs of the board's unit (4 x 8, the register stages): its RTL bench."""
+    d = "tests/rtl/simt"
+    out = {}
+    r = ctx.run("simt_board_spin", [f"{d}/simt_board", "spin", f"{ctx.build}/{d}/spin.elf"], timeout=600)
+    out["spin_lane_ipc"] = g.grab(r.out, r"kernel_lane_ipc ([0-9.]+)", "simt_board spin")
+    r = ctx.run("simt_board_vadd", [f"{d}/simt_board", "vadd", f"{ctx.build}/{d}/vadd.elf"], timeout=600)
+    out["vadd_cycles"] = g.grp(g.grab(r.out, r"vadd_cycles (\d+)", "simt_board vadd"))
+    return out
+
+
 # ------------------------------------------------------------------------- probes
 
 PROBE_SUMMARY = re.compile(r"^(?P<cases>\d+) cases: (?P<same>\d+) match NVIDIA, (?P<dev>\d+) documented "
