@@ -809,7 +809,7 @@ module simt_core #(
 
   simt_lsu #(
     .LANES(LANES), .WARPS(WARPS), .SHARED_BYTES(SHARED_BYTES), .SHARED_BASE(SHARED_BASE),
-    .MAX_OUT(MAX_OUT)
+    .MAX_OUT(MAX_OUT), .SH_AMO_REG(EXEC_REG >= 2 ? 1 : 0)
   ) u_lsu (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),

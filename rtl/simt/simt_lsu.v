@@ -24,7 +24,8 @@
 // coalesced (two lanes adding to one word are two read-modify-writes), each sent under the store
 // rule (it changes memory) and answered with the old word, which lands in the load buffer like a
 // load's. Lanes in the shared window are done here, one lane in two cycles (read, then write the
-// new word), so they are atomic against every other lane. amocas needs three operands: the
+// new word; three with SH_AMO_REG, which registers the old word between the block RAM's output
+// and the AMO ALU), so they are atomic against every other lane. amocas needs three operands: the
 // execute stage sends it twice, first the compare values (op_cas_first_i: kept in cmp_q, and no
 // other operation is taken until the same warp sends the addresses and new values).
 //
@@ -38,8 +39,10 @@ module simt_lsu #(
   parameter integer SHARED_BYTES = 4096,     // shared memory bytes (power of two)
   parameter [31:0]  SHARED_BASE = 32'hFF00_0000,  // its VA window, aligned to SHARED_BYTES
   parameter integer MAX_OUT = 8,             // requests presented or in flight at the port
-  parameter integer KNOWN_PAGES = 4          // pages remembered as answering without a fault
+  parameter integer KNOWN_PAGES = 4,         // pages remembered as answering without a fault
                                              // (power of two)
+  parameter integer SH_AMO_REG = 0           // 1: a shared AMO's old word is registered before
+                                             // the AMO ALU (three cycles a lane, not two)
 ) (
   input  wire                   clk_i,
   input  wire                   rst_ni,
@@ -117,7 +120,8 @@ module simt_lsu #(
   reg [LANES*32-1:0]   cmp_q;        // amocas: the compare values (first pass)
   reg                  cas_wait_q;   // amocas: waiting for the second pass of warp cas_warp_q
   reg [WW-1:0]         cas_warp_q;
-  reg                  sh_amo_ph_q;  // shared AMO: 0 read the word, 1 write the new one
+  reg [1:0]            sh_amo_ph_q;  // shared AMO: 0 read the word, then (SH_AMO_REG: 1 hold
+                                     // it,) last write the new one
   reg [31:0]           pc_q;
   reg [WARPS-1:0]      issued_q;     // warp's operation fully sent, completion pending
   reg [CW*WARPS-1:0]   wcnt_q;       // per warp: data requests in flight
@@ -225,11 +229,24 @@ module simt_lsu #(
   wire [SH_IW-1:0] sh_idx = lead_addr[SH_IW+1:2];
   wire [3:0]  sh_be = lane_be(funct3_q[1:0], lead_addr[1:0]);
   // A shared AMO reads the word in its first cycle and writes the new one in its second.
-  wire        sh_amo_wr = sh_go && amo_q && sh_amo_ph_q;
+  localparam [1:0] SH_AMO_LAST = (SH_AMO_REG != 0) ? 2'd2 : 2'd1;
+  wire        sh_amo_wr = sh_go && amo_q && (sh_amo_ph_q == SH_AMO_LAST);
+  // The old word the AMO ALU sees: the block RAM's output, or with SH_AMO_REG that output a cycle
+  // later from a flip-flop (the address holds through the phases, so both are the same word).
+  wire [31:0] sh_old;
+  generate
+    if (SH_AMO_REG != 0) begin : g_sh_old_reg
+      reg [31:0] sh_old_q;
+      always @(posedge clk_i) sh_old_q <= sh_rdata_q;
+      assign sh_old = sh_old_q;
+    end else begin : g_sh_old_bram
+      assign sh_old = sh_rdata_q;
+    end
+  endgenerate
   wire [31:0] sh_amo_new;
   simt_amo_alu u_sh_amo (
     .funct5_i (f5_q),
-    .old_i    (sh_rdata_q),
+    .old_i    (sh_old),
     .src_i    (lead_data),
     .cmp_i    (lead_cmp),
     .new_o    (sh_amo_new)
@@ -305,7 +322,7 @@ module simt_lsu #(
   assign quiet_o = (q_cnt_q == {CW{1'b0}}) && !mem_req_valid_o;
   assign idle_o = !busy_q && (q_cnt_q == {CW{1'b0}}) && !shr_v_q && (issued_q == {WARPS{1'b0}});
 
-  wire sh_lane_done = sh_go && (!amo_q || sh_amo_ph_q);
+  wire sh_lane_done = sh_go && (!amo_q || sh_amo_ph_q == SH_AMO_LAST);
   wire [LANES-1:0] pend_next = pend_q & ~(sh_lane_done ? ({{(LANES-1){1'b0}}, 1'b1} << lead) : {LANES{1'b0}})
                                       & ~(load_data ? group : {LANES{1'b0}});
 
@@ -316,7 +333,7 @@ module simt_lsu #(
       issued_q <= {WARPS{1'b0}};
       wcnt_q <= {CW*WARPS{1'b0}};
       cas_wait_q <= 1'b0;
-      sh_amo_ph_q <= 1'b0;
+      sh_amo_ph_q <= 2'd0;
       q_wp_q <= {QW{1'b0}};
       q_rp_q <= {QW{1'b0}};
       q_cnt_q <= {CW{1'b0}};
@@ -330,7 +347,7 @@ module simt_lsu #(
     end else if (clear_i) begin
       busy_q <= 1'b0;
       cas_wait_q <= 1'b0;
-      sh_amo_ph_q <= 1'b0;
+      sh_amo_ph_q <= 2'd0;
       pend_q <= {LANES{1'b0}};
       issued_q <= {WARPS{1'b0}};
       wcnt_q <= {CW*WARPS{1'b0}};
@@ -357,9 +374,9 @@ module simt_lsu #(
         f5_q     <= op_funct5_i;
         pc_q     <= op_pc_i;
         cas_wait_q <= 1'b0;
-        sh_amo_ph_q <= 1'b0;
+        sh_amo_ph_q <= 2'd0;
       end else if (busy_q) begin
-        if (sh_go && amo_q) sh_amo_ph_q <= !sh_amo_ph_q;
+        if (sh_go && amo_q) sh_amo_ph_q <= sh_amo_wr ? 2'd0 : sh_amo_ph_q + 2'd1;
         pend_q <= pend_next;
         if (pend_next == {LANES{1'b0}} && !halt_i) begin
           busy_q <= 1'b0;
@@ -377,7 +394,7 @@ module simt_lsu #(
       // a shared AMO's old word, as it writes the new one
       for (integer s = 0; s < WARPS*LANES; s = s + 1)
         if (sh_amo_wr && {warp_q, lead} == s[WW+LW-1:0])
-          lbuf_q[s*32 +: 32] <= sh_rdata_q;
+          lbuf_q[s*32 +: 32] <= sh_old;
       // the request slot
       if (mem_req_valid_o && mem_req_ready_i) mem_req_valid_o <= 1'b0;
       if (push) begin
