@@ -244,10 +244,39 @@ module simt_core #(
   // With SCHED_REG the warp picked is registered (S0 -> S0b) and its lowest PC is taken a cycle
   // later: the warp is in flight from the pick, so its PCs and lanes cannot change in between
   // (only its own S3 writes them; a barrier cannot open while one of its lanes is available).
+  // The PCs and available lanes themselves are registered at the pick (by an AND-OR over the
+  // one-hot pick), not muxed by the registered warp number in S0b: the warp's own S3 wrote them
+  // at least two cycles before (the ready bits it is picked from are registered), so they are the
+  // same words a cycle later, and the 8-to-1 mux is off the path into the minimum's compares.
   wire          pick_v = (SCHED_REG != 0) ? s0_v_q : sel_v;
   wire [WW-1:0] pick_w = (SCHED_REG != 0) ? s0_w_q : sel_w;
-  wire [LANES*32-1:0] sel_pcs = warp_pcs(pc_q, pick_w);
-  wire [LANES-1:0]    sel_avail = warp_bits(avail, pick_w);
+  wire [LANES*32-1:0] sel_pcs;
+  wire [LANES-1:0]    sel_avail;
+  generate
+    if (SCHED_REG == 0) begin : g_sel_mux
+      assign sel_pcs = warp_pcs(pc_q, pick_w);
+      assign sel_avail = warp_bits(avail, pick_w);
+    end else begin : g_sel_reg
+      reg [LANES*32-1:0] s0_pcs_q;
+      reg [LANES-1:0]    s0_avail_q;
+      reg [LANES*32-1:0] oh_pcs;
+      reg [LANES-1:0]    oh_avail;
+      always @(*) begin
+        oh_pcs = {LANES*32{1'b0}};
+        oh_avail = {LANES{1'b0}};
+        for (integer w = 0; w < WARPS; w = w + 1) begin
+          oh_pcs = oh_pcs | (pc_q[w*LANES*32 +: LANES*32] & {LANES*32{sel_oh[w]}});
+          oh_avail = oh_avail | (avail[w*LANES +: LANES] & {LANES{sel_oh[w]}});
+        end
+      end
+      always @(posedge clk_i) begin
+        s0_pcs_q <= oh_pcs;
+        s0_avail_q <= oh_avail;
+      end
+      assign sel_pcs = s0_pcs_q;
+      assign sel_avail = s0_avail_q;
+    end
+  endgenerate
   reg [31:0]      min_pc;
   reg [LANES-1:0] min_mask;
   reg [LW-1:0]    min_lead;
