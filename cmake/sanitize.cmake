@@ -1,6 +1,7 @@
 # -DVMGPU_SANITIZE=ON: the sanitizer configuration. Everything this build compiles (the driver in
-# sw/, the tests, the fuzzers, and the Verilator model with its runtime) is instrumented with
-# AddressSanitizer and UndefinedBehaviorSanitizer. A finding stops the program: ASan always,
+# sw/, the tests, the fuzzers, the models' C++ harnesses and Verilator's runtime) is instrumented
+# with AddressSanitizer and UndefinedBehaviorSanitizer; the C++ Verilator generates for each
+# model is not (cmake/verilated_sources.cmake says why). A finding stops the program: ASan always,
 # UBSan through UBSAN_OPTIONS=halt_on_error=1, which every sanitize test sets (UBSan is left
 # recoverable on purpose: a suppressed report must not stop the program, and the abort-on-error
 # build of UBSan aborts even for suppressed ones). scripts/test.sh builds it in build-sanitize/ and runs
@@ -18,3 +19,4 @@ if(VMGPU_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
   message(STATUS "vmgpu: sanitizer build (ASan + UBSan); run: ctest -L sanitize")
 endif()
+

@@ -2,9 +2,10 @@
 """Run cuda_probe against vmgpu's libcuda (section by section, as record_nvidia.py ran it against
 NVIDIA's) and compare each answer with NVIDIA's recorded one.
 
-  compare.py PROBE RECORDED_FILE
+  compare.py PROBE RECORDED_FILE [--skip SECTION,...]
 
-Only the sections the file records are run (the vmmstate_* sections have their own file and
+Only the sections the file records are run (less those --skip names: neither run nor compared,
+their recorded cases counted as skipped) (the vmmstate_* sections have their own file and
 ctest). Every recorded case counts. An answer matches when it is the same. Otherwise it is either a
 documented deviation (DEVIATIONS below, each also in docs/cuda.md's table) or, where NVIDIA's
 driver crashed, hung or answered CUDA_ERROR_UNKNOWN, vmgpu must answer a specific error
@@ -143,9 +144,23 @@ def parse(lines):
 
 def main():
     probe, recorded = sys.argv[1], sys.argv[2]
+    skip = set()
+    if len(sys.argv) > 3:
+        if len(sys.argv) != 5 or sys.argv[3] != "--skip":
+            sys.exit("usage: compare.py PROBE RECORDED_FILE [--skip SECTION,...]")
+        skip = set(sys.argv[4].split(","))
     nv_lines = open(recorded).read().splitlines()
     nv = parse(nv_lines)
     sections = [l.split()[2] for l in nv_lines if l.startswith("# section ")]
+    unknown = skip - set(sections)
+    if unknown:
+        sys.exit(f"--skip: {os.path.basename(recorded)} records no section {', '.join(sorted(unknown))}")
+    skipped = {k for k in nv if k.split(": ", 1)[0] in skip}
+    for k in skipped:
+        del nv[k]
+    if skip:
+        print(f"skipped: {len(skipped)} recorded cases of section(s) {', '.join(sorted(skip))}")
+    sections = [x for x in sections if x not in skip]
     vm_lines = record_nvidia.record(probe, only=sections)
     crashed = [l for l in vm_lines if l.startswith("# section") and "ended with" in l]
     vm = parse(vm_lines)
