@@ -231,24 +231,34 @@ module simt_lsu #(
   // A shared AMO reads the word in its first cycle and writes the new one in its second.
   localparam [1:0] SH_AMO_LAST = (SH_AMO_REG != 0) ? 2'd2 : 2'd1;
   wire        sh_amo_wr = sh_go && amo_q && (sh_amo_ph_q == SH_AMO_LAST);
-  // The old word the AMO ALU sees: the block RAM's output, or with SH_AMO_REG that output a cycle
-  // later from a flip-flop (the address holds through the phases, so both are the same word).
-  wire [31:0] sh_old;
+  // What the AMO ALU sees: the block RAM's output and the leading lane's operands, or with
+  // SH_AMO_REG all three a cycle later from flip-flops (the lane and its address hold through the
+  // phases, so they are the same words), so that neither the RAM's clock-to-output nor the
+  // choice of the leading lane is on the path through the ALU into the RAM's write data.
+  wire [31:0] sh_old, sh_src, sh_cmp;
   generate
-    if (SH_AMO_REG != 0) begin : g_sh_old_reg
-      reg [31:0] sh_old_q;
-      always @(posedge clk_i) sh_old_q <= sh_rdata_q;
+    if (SH_AMO_REG != 0) begin : g_sh_amo_reg
+      reg [31:0] sh_old_q, sh_src_q, sh_cmp_q;
+      always @(posedge clk_i) begin
+        sh_old_q <= sh_rdata_q;
+        sh_src_q <= lead_data;
+        sh_cmp_q <= lead_cmp;
+      end
       assign sh_old = sh_old_q;
-    end else begin : g_sh_old_bram
+      assign sh_src = sh_src_q;
+      assign sh_cmp = sh_cmp_q;
+    end else begin : g_sh_amo_direct
       assign sh_old = sh_rdata_q;
+      assign sh_src = lead_data;
+      assign sh_cmp = lead_cmp;
     end
   endgenerate
   wire [31:0] sh_amo_new;
   simt_amo_alu u_sh_amo (
     .funct5_i (f5_q),
     .old_i    (sh_old),
-    .src_i    (lead_data),
-    .cmp_i    (lead_cmp),
+    .src_i    (sh_src),
+    .cmp_i    (sh_cmp),
     .new_o    (sh_amo_new)
   );
   wire [31:0] sh_wd = amo_q ? sh_amo_new : lead_data << {lead_addr[1:0], 3'b000};
