@@ -19,4 +19,3 @@ if(VMGPU_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
   message(STATUS "vmgpu: sanitizer build (ASan + UBSan); run: ctest -L sanitize")
 endif()
-

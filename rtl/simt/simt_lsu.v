@@ -24,8 +24,8 @@
 // coalesced (two lanes adding to one word are two read-modify-writes), each sent under the store
 // rule (it changes memory) and answered with the old word, which lands in the load buffer like a
 // load's. Lanes in the shared window are done here, one lane in two cycles (read, then write the
-// new word; three with SH_AMO_REG, which registers the old word between the block RAM's output
-// and the AMO ALU), so they are atomic against every other lane. amocas needs three operands: the
+// new word; three with SH_AMO_REG, which registers the old word and the lane's operands before
+// the AMO ALU), so they are atomic against every other lane. amocas needs three operands: the
 // execute stage sends it twice, first the compare values (op_cas_first_i: kept in cmp_q, and no
 // other operation is taken until the same warp sends the addresses and new values).
 //
@@ -41,8 +41,9 @@ module simt_lsu #(
   parameter integer MAX_OUT = 8,             // requests presented or in flight at the port
   parameter integer KNOWN_PAGES = 4,         // pages remembered as answering without a fault
                                              // (power of two)
-  parameter integer SH_AMO_REG = 0           // 1: a shared AMO's old word is registered before
-                                             // the AMO ALU (three cycles a lane, not two)
+  parameter integer SH_AMO_REG = 0           // 1: a shared AMO's old word and operands are
+                                             // registered before the AMO ALU (three cycles a
+                                             // lane, not two)
 ) (
   input  wire                   clk_i,
   input  wire                   rst_ni,
@@ -228,7 +229,8 @@ module simt_lsu #(
   reg [31:0] sh_rdata_q;
   wire [SH_IW-1:0] sh_idx = lead_addr[SH_IW+1:2];
   wire [3:0]  sh_be = lane_be(funct3_q[1:0], lead_addr[1:0]);
-  // A shared AMO reads the word in its first cycle and writes the new one in its second.
+  // A shared AMO reads the word in its first cycle and writes the new one in its last (the
+  // second, or the third with SH_AMO_REG).
   localparam [1:0] SH_AMO_LAST = (SH_AMO_REG != 0) ? 2'd2 : 2'd1;
   wire        sh_amo_wr = sh_go && amo_q && (sh_amo_ph_q == SH_AMO_LAST);
   // What the AMO ALU sees: the block RAM's output and the leading lane's operands, or with
