@@ -353,12 +353,30 @@ module command_processor #(
   // The launch's shape is checked here, so a bad one stops at the command with the header's
   // address, as every malformed command does, before the unit starts. Only with a unit: the
   // multiplier and compares are not built into a device without one.
-  wire [19:0] prog_bxy = {10'd0, a5[9:0]} * {10'd0, a5[19:10]};
-  wire [29:0] prog_threads = {10'd0, prog_bxy} * {20'd0, a5[29:20]};
+  // The thread count x * y * z is two multiplies deep, too long for the cycle that also decides
+  // the state and the unit's start. It is computed in two registered steps while the payload
+  // still arrives: the header check holds LAUNCH_PROG to 8 words, so word 5 (the block) is in
+  // args_q at least two cycles before S_EXEC (words 6 and 7 come after it, one per cycle at
+  // most), and prog_many_q, two flops behind args_q[5], reads the block of this command there.
+  wire prog_many;
+  generate
+    if (SIMT_SLOTS != 0) begin : g_prog_threads
+      reg [19:0] prog_bxy_q;
+      reg        prog_many_q;
+      wire [29:0] prog_threads = {10'd0, prog_bxy_q} * {20'd0, a5[29:20]};
+      always @(posedge clk_i) begin
+        prog_bxy_q  <= {10'd0, a5[9:0]} * {10'd0, a5[19:10]};
+        prog_many_q <= {2'd0, prog_threads} > SIMT_SLOTS;
+      end
+      assign prog_many = prog_many_q;
+    end else begin : g_no_prog_threads
+      assign prog_many = 1'b1;
+    end
+  endgenerate
   wire prog_dim_bad = (a2 == 32'd0) || (a3 == 32'd0) || (a4 == 32'd0) ||
                       (|a2[31:16]) || (|a3[31:16]) || (|a4[31:16]) || (|a5[31:30]) ||
                       (a5[9:0] == 10'd0) || (a5[19:10] == 10'd0) || (a5[29:20] == 10'd0);
-  wire prog_bad = (SIMT_SLOTS == 0) || prog_dim_bad || ({2'd0, prog_threads} > SIMT_SLOTS) ||
+  wire prog_bad = (SIMT_SLOTS == 0) || prog_dim_bad || prog_many ||
                   (a6 > SIMT_SHARED_BYTES);
 
   // ---- ring register reads ----

@@ -356,6 +356,36 @@ module simt_core #(
   wire            fill_valid;
   wire [WW-1:0]   fill_warp;
   wire [31:0]     fill_va, fill_data;
+  wire            lsu_fill_valid;
+  wire [WW-1:0]   lsu_fill_warp;
+  wire [31:0]     lsu_fill_va, lsu_fill_data;
+  // With EXEC_REG 2 (the board's unit) a fill is registered once on its way in. Unregistered,
+  // the answer's queue entry (its kind, warp and VA, read from LUT RAM at the queue's head)
+  // drives the decode of the cache's valid bits in the answer's cycle: the unit's longest path
+  // out of context (18.7 ns). Every use of the fill (cache, fill buffer, the warp's wake-up) sees
+  // it one cycle later, together; a launch drops one in the register (its cache is cleared).
+  generate
+    if (EXEC_REG > 1) begin : g_fill_reg
+      reg          v_q;
+      reg [WW-1:0] w_q;
+      reg [31:0]   va_q, d_q;
+      always @(posedge clk_i) begin
+        v_q  <= rst_ni && lsu_fill_valid && !((phase_q == PH_IDLE) && start_i);
+        w_q  <= lsu_fill_warp;
+        va_q <= lsu_fill_va;
+        d_q  <= lsu_fill_data;
+      end
+      assign fill_valid = v_q;
+      assign fill_warp  = w_q;
+      assign fill_va    = va_q;
+      assign fill_data  = d_q;
+    end else begin : g_fill_direct
+      assign fill_valid = lsu_fill_valid;
+      assign fill_warp  = lsu_fill_warp;
+      assign fill_va    = lsu_fill_va;
+      assign fill_data  = lsu_fill_data;
+    end
+  endgenerate
   always @(posedge clk_i) begin
     if (fill_valid) begin
       ic_data[fill_va[IC_AW+1:2]] <= fill_data;
@@ -864,10 +894,10 @@ module simt_core #(
     .fetch_va_i      (fetch_pc),
     .fetch_warp_i    (fetch_w),
     .fetch_lane_i    (fetch_lane_q[fetch_w*LW +: LW]),
-    .fill_valid_o    (fill_valid),
-    .fill_warp_o     (fill_warp),
-    .fill_va_o       (fill_va),
-    .fill_data_o     (fill_data),
+    .fill_valid_o    (lsu_fill_valid),
+    .fill_warp_o     (lsu_fill_warp),
+    .fill_va_o       (lsu_fill_va),
+    .fill_data_o     (lsu_fill_data),
     .fault_valid_o   (lsu_fault),
     .fault_va_o      (lsu_fault_va),
     .fault_access_o  (lsu_fault_access),

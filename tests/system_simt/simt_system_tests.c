@@ -858,6 +858,8 @@ static void t_bad_command(void)
     struct { uint32_t w[9]; const char *what; } cmds[] = {
         {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 12), 0x10000, 0, 0, 1, 1, 1 | 1 << 10 | 1 << 20, 0, 0x40000}, "grid x 0"},
         {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 12), 0x10000, 0, 1, 1, 1, (slots() + 1) | 1 << 10 | 1 << 20, 0, 0x40000}, "one thread more than the unit has"},
+        /* the count is x * y * z, not x alone: 2 x (slots / 2 + 1) threads */
+        {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 12), 0x10000, 0, 1, 1, 1, 1 | 2 << 10 | (slots() / 2 + 1) << 20, 0, 0x40000}, "block 1 x 2 x (slots / 2 + 1)"},
         {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 12), 0x10000, 0, 1, 1, 1, 1 | 1 << 10 | 1u << 30, 0, 0x40000}, "block bit 30"},
         {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 12), 0x10000, 0, 1, 1, 1, 1 | 1 << 10 | 1 << 20, 1 << 20, 0x40000}, "shared 1 MiB"},
         {{VMGPU_CMD_HEADER(VMGPU_OP_LAUNCH_PROG, 8, 0x20), 0x10000, 0, 1, 1, 1, 1 | 1 << 10 | 1 << 20, 0, 0x40000}, "flags bit 5"},
@@ -872,7 +874,7 @@ static void t_bad_command(void)
         unsigned reason = (info & VMGPU_RING_FAULT_INFO_REASON_MASK) >> VMGPU_RING_FAULT_INFO_REASON_LSB;
         CHECK(reason == VMGPU_FAULT_BAD_COMMAND);
         /* a malformed header (flags) never reaches the launch checks: no thread named */
-        if (i < 4) CHECK(thread == (VMGPU_RING_FAULT_THREAD_SIMT_MASK | VMGPU_SIMT_ACCESS_INSTR << VMGPU_RING_FAULT_THREAD_ACCESS_LSB));
+        if (i < 5) CHECK(thread == (VMGPU_RING_FAULT_THREAD_SIMT_MASK | VMGPU_SIMT_ACCESS_INSTR << VMGPU_RING_FAULT_THREAD_ACCESS_LSB));
         else CHECK(thread == 0);
         CHECK(pc == 0);
         NOTE("%s: BAD_COMMAND, FAULT_THREAD 0x%08x (%s)", cmds[i].what, thread, vmgpu_dev_last_error(g_dev));
