@@ -80,6 +80,7 @@ module command_processor #(
   output wire [9:0]          simt_block_x_o,
   output wire [9:0]          simt_block_y_o,
   output wire [9:0]          simt_block_z_o,
+  output wire [29:0]         simt_threads_o,    // x * y * z of the block, registered
   input  wire                simt_done_i,
   input  wire                simt_fault_i,
   input  wire [31:0]         simt_fault_va_i,
@@ -358,19 +359,24 @@ module command_processor #(
   // still arrives: the header check holds LAUNCH_PROG to 8 words, so word 5 (the block) is in
   // args_q at least two cycles before S_EXEC (words 6 and 7 come after it, one per cycle at
   // most), and prog_many_q, two flops behind args_q[5], reads the block of this command there.
+  // The unit takes the same registered count (simt_threads_o) instead of multiplying again.
   wire prog_many;
   generate
     if (SIMT_SLOTS != 0) begin : g_prog_threads
       reg [19:0] prog_bxy_q;
+      reg [29:0] prog_threads_q;
       reg        prog_many_q;
       wire [29:0] prog_threads = {10'd0, prog_bxy_q} * {20'd0, a5[29:20]};
       always @(posedge clk_i) begin
-        prog_bxy_q  <= {10'd0, a5[9:0]} * {10'd0, a5[19:10]};
-        prog_many_q <= {2'd0, prog_threads} > SIMT_SLOTS;
+        prog_bxy_q     <= {10'd0, a5[9:0]} * {10'd0, a5[19:10]};
+        prog_threads_q <= prog_threads;
+        prog_many_q    <= {2'd0, prog_threads} > SIMT_SLOTS;
       end
       assign prog_many = prog_many_q;
+      assign simt_threads_o = prog_threads_q;
     end else begin : g_no_prog_threads
       assign prog_many = 1'b1;
+      assign simt_threads_o = 30'd0;
     end
   endgenerate
   wire prog_dim_bad = (a2 == 32'd0) || (a3 == 32'd0) || (a4 == 32'd0) ||

@@ -17,6 +17,7 @@ rtl/simt/simt_fpu.v
 rtl/simt/simt_fdiv.v
 rtl/simt/simt_regfile.v
 rtl/simt/simt_amo_alu.v
+rtl/simt/simt_stage.v
 rtl/simt/simt_lsu.v
 rtl/simt/simt_core.v
 rtl/simt_mmu_port.v

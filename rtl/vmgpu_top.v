@@ -111,6 +111,7 @@ module vmgpu_top #(
   wire [4:0]  simt_stack_log2;
   wire [15:0] simt_grid_x, simt_grid_y, simt_grid_z;
   wire [9:0]  simt_block_x, simt_block_y, simt_block_z;
+  wire [29:0] simt_threads;
   wire [1:0]  simt_fault_access;
   wire [3:0]  simt_fault_reason;
   wire [7:0]  simt_fault_lane, simt_fault_warp;
@@ -334,6 +335,7 @@ module vmgpu_top #(
     .simt_block_x_o     (simt_block_x),
     .simt_block_y_o     (simt_block_y),
     .simt_block_z_o     (simt_block_z),
+    .simt_threads_o     (simt_threads),
     .simt_done_i        (simt_done),
     .simt_fault_i       (simt_fault),
     .simt_fault_va_i    (simt_fault_va),
@@ -541,6 +543,7 @@ module vmgpu_top #(
         .block_x_i          (simt_block_x),
         .block_y_i          (simt_block_y),
         .block_z_i          (simt_block_z),
+        .threads_i          (simt_threads),
         .busy_o             (unit_busy),
         .done_o             (simt_done),
         .fault_o            (simt_fault),
@@ -654,7 +657,7 @@ module vmgpu_top #(
       /* verilator lint_off UNUSEDSIGNAL */
       wire unused_simt = &{1'b0, simt_start, simt_code_va, simt_args_va, simt_stack_va,
                            simt_stack_log2, simt_grid_x, simt_grid_y, simt_grid_z, simt_block_x,
-                           simt_block_y, simt_block_z};
+                           simt_block_y, simt_block_z, simt_threads};
       /* verilator lint_on UNUSEDSIGNAL */
     end
   endgenerate

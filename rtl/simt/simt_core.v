@@ -63,6 +63,8 @@ module simt_core #(
   input  wire [9:0]           block_x_i,      // threads per block (product <= WARPS*LANES)
   input  wire [9:0]           block_y_i,
   input  wire [9:0]           block_z_i,
+  input  wire [29:0]          threads_i,      // block_x_i * block_y_i * block_z_i (the launcher's
+                                              // product, from registers: not multiplied again here)
   output wire                 busy_o,
   output reg                  done_o,         // one-cycle pulse
   // fault report (held until the next start)
@@ -364,28 +366,12 @@ module simt_core #(
   // drives the decode of the cache's valid bits in the answer's cycle: the unit's longest path
   // out of context (18.7 ns). Every use of the fill (cache, fill buffer, the warp's wake-up) sees
   // it one cycle later, together; a launch drops one in the register (its cache is cleared).
-  generate
-    if (EXEC_REG > 1) begin : g_fill_reg
-      reg          v_q;
-      reg [WW-1:0] w_q;
-      reg [31:0]   va_q, d_q;
-      always @(posedge clk_i) begin
-        v_q  <= rst_ni && lsu_fill_valid && !((phase_q == PH_IDLE) && start_i);
-        w_q  <= lsu_fill_warp;
-        va_q <= lsu_fill_va;
-        d_q  <= lsu_fill_data;
-      end
-      assign fill_valid = v_q;
-      assign fill_warp  = w_q;
-      assign fill_va    = va_q;
-      assign fill_data  = d_q;
-    end else begin : g_fill_direct
-      assign fill_valid = lsu_fill_valid;
-      assign fill_warp  = lsu_fill_warp;
-      assign fill_va    = lsu_fill_va;
-      assign fill_data  = lsu_fill_data;
-    end
-  endgenerate
+  simt_stage #(.W(1 + WW + 64), .REG(EXEC_REG > 1 ? 1 : 0)) u_fill_stage (
+    .clk_i (clk_i),
+    .d_i   ({rst_ni && lsu_fill_valid && !((phase_q == PH_IDLE) && start_i), lsu_fill_warp,
+             lsu_fill_va, lsu_fill_data}),
+    .q_o   ({fill_valid, fill_warp, fill_va, fill_data})
+  );
   always @(posedge clk_i) begin
     if (fill_valid) begin
       ic_data[fill_va[IC_AW+1:2]] <= fill_data;
@@ -928,7 +914,10 @@ module simt_core #(
   wire bar_release = (arrived != {WARPS{1'b0}}) && ((arrived | ~warp_live) == {WARPS{1'b1}});
 
   // ---------------------------------------------------------------- launch checks and block end
-  wire [29:0] launch_threads = block_x_i * block_y_i * block_z_i;
+  // The thread count comes with the launch (the command processor multiplies it in registered
+  // steps): two chained multipliers from the launch operands to the fault registers' enables
+  // were the full 85F design's critical path (25.4 ns).
+  wire [29:0] launch_threads = threads_i;
   wire launch_bad = (launch_threads == 30'd0) || (launch_threads > SLOTS[29:0]) ||
                     (grid_x_i == 16'd0) || (grid_y_i == 16'd0) || (grid_z_i == 16'd0);
   wire block_end = (live_q == {SLOTS{1'b0}}) && !s0_v_q && !s1_v_q && !s2_v_q && !xo_v_q && !xe_v_q && !s3_v_q && lsu_idle &&

@@ -238,23 +238,11 @@ module simt_lsu #(
   // phases, so they are the same words), so that neither the RAM's clock-to-output nor the
   // choice of the leading lane is on the path through the ALU into the RAM's write data.
   wire [31:0] sh_old, sh_src, sh_cmp;
-  generate
-    if (SH_AMO_REG != 0) begin : g_sh_amo_reg
-      reg [31:0] sh_old_q, sh_src_q, sh_cmp_q;
-      always @(posedge clk_i) begin
-        sh_old_q <= sh_rdata_q;
-        sh_src_q <= lead_data;
-        sh_cmp_q <= lead_cmp;
-      end
-      assign sh_old = sh_old_q;
-      assign sh_src = sh_src_q;
-      assign sh_cmp = sh_cmp_q;
-    end else begin : g_sh_amo_direct
-      assign sh_old = sh_rdata_q;
-      assign sh_src = lead_data;
-      assign sh_cmp = lead_cmp;
-    end
-  endgenerate
+  simt_stage #(.W(96), .REG(SH_AMO_REG != 0 ? 1 : 0)) u_sh_amo_stage (
+    .clk_i (clk_i),
+    .d_i   ({sh_rdata_q, lead_data, lead_cmp}),
+    .q_o   ({sh_old, sh_src, sh_cmp})
+  );
   wire [31:0] sh_amo_new;
   simt_amo_alu u_sh_amo (
     .funct5_i (f5_q),

@@ -169,6 +169,7 @@ class Bench {
     top_.block_x_i = l.block[0];
     top_.block_y_i = l.block[1];
     top_.block_z_i = l.block[2];
+    top_.threads_i = l.block[0] * l.block[1] * l.block[2];  // the launcher's product
     top_.start_i = 1;
     fault_taken_ = false;
     tick();
