@@ -1,4 +1,4 @@
-// The SIMT compute unit (issue 13), standalone until it is wired into vmgpu_top.
+// The SIMT compute unit (issue 13) on its own, for its tests and out-of-context runs (rtl/vmgpu.f lists it with the device).
 rtl/simt/simt_alu.v
 rtl/simt/simt_div.v
 rtl/simt/simt_fround.v
