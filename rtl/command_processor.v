@@ -297,7 +297,10 @@ module command_processor #(
   // without the subtraction in front (two carry chains in series were the board's critical
   // path). TAIL only moves forward and the driver writes whole commands before it, so a value
   // taken after the ring was picked already covers the command.
-  reg  [31:0] avail_q;
+  reg  [7:0]  avail_w_q;      // avail / 4 (the words from the header on) when avail_small_q
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_avail = &{1'b0, avail[1:0]};  // always 0: HEAD and TAIL are whole words
+  /* verilator lint_on UNUSEDSIGNAL */
   reg         wf_reached_q;  // WAIT_FENCE: the awaited fence was reached (see S_ARGS)
   // Addresses of payload word rd_issued_q and of the one after it, from registers only: the
   // fabric's grant (mem_rd_ready_i) comes late in the cycle and then only picks one of the two.
@@ -305,7 +308,13 @@ module command_processor #(
   wire [31:0] arg_addr_cur  = cur_base + ((cmd_head_q + {26'd0, rd_issued_q, 2'b00} + 32'd4) & cur_mask);
   wire [31:0] arg_addr_next = cur_base + ((cmd_head_q + {26'd0, rd_issued_p1, 2'b00} + 32'd4) & cur_mask);
   // From the registered header (S_HDR_CHK): the memory response goes into registers only.
-  wire [33:0] need  = {24'd0, len_q, 2'b00} + 34'd4;
+  wire [31:0] need  = {22'd0, len_q, 2'b00} + 32'd4;
+  // HEAD and TAIL are whole words (RING_TAIL drops the low bits; the formal check proves both
+  // aligned), so the bytes available are too, and "fewer bytes than the command needs"
+  // (avail < 4 len + 4) is avail / 4 <= len: an 8-bit compare of registers, where the 34-bit sum
+  // and compare were on the board's critical path with the SIMT unit (into fault_va_q).
+  reg         avail_small_q;   // avail < 1024 bytes
+  wire        hdr_short = avail_small_q && (avail_w_q <= len_q);
 
   // ---- outputs to the MMU and engines ----
   assign ctx_valid_o = ctx_valid_q[cur_q];
@@ -515,7 +524,8 @@ module command_processor #(
         // The header is only registered here: decoding it straight off the memory response
         // (block RAM clock-to-out) into the fault checks was the board build's critical path.
         S_HDR_WAIT: if (mem_rsp_valid_i) begin
-          avail_q  <= avail;
+          avail_w_q <= avail[9:2];
+          avail_small_q <= (avail[31:10] == 22'd0);
           op_q     <= hdr_op;
           len_q    <= hdr_len;
           flags_q  <= hdr_flags;
@@ -526,11 +536,11 @@ module command_processor #(
         end
 
         S_HDR_CHK: begin
-          if (!hdr_ok_q || ({2'b00, avail_q} < need)) begin
+          if (!hdr_ok_q || hdr_short) begin
             raise_fault(FAULT_BAD_COMMAND, cur_base + cmd_head_q, 1'b0);
             // SKIP past a truncated command stops at TAIL instead of running into stale words.
-            fault_next_q[cur_q] <= ({2'b00, avail_q} < need) ? tail_q[cur_q]
-                                                                    : (cmd_head_q + need[31:0]) & cur_mask;
+            fault_next_q[cur_q] <= hdr_short ? tail_q[cur_q]
+                                                                    : (cmd_head_q + need) & cur_mask;
           end else if (op_q == OP_NOP) begin
             state_q <= S_DONE;
           end else begin
