@@ -88,7 +88,8 @@ module simt_mmu_port #(
                    S_WR   = 3'd3,  // write presented to the fabric
                    S_LOCK = 3'd4,  // AMO: waiting for the fabric's lock
                    S_ARW  = 3'd5,  // AMO: read presented or in flight
-                   S_AWR  = 3'd6;  // AMO: new word presented to the fabric
+                   S_AWR  = 3'd6,  // AMO: new word presented to the fabric
+                   S_ACALC = 3'd7; // AMO: the old word is registered; the new one computed
 
   reg [2:0]  state_q;
   reg        amo_q;     // the request is an AMO
@@ -149,11 +150,12 @@ module simt_mmu_port #(
   assign req_ready_o = !clear_i &&
                        (((state_q == S_IDLE) && read_hit && rd_slot_free && (rd_out_q != RD_LIMIT)) ||
                         (((state_q == S_IDLE) || finish) && rd_none));
-  assign lock_req_o     = (state_q == S_LOCK) || (state_q == S_ARW) || (state_q == S_AWR);
+  assign lock_req_o     = (state_q == S_LOCK) || (state_q == S_ARW) || (state_q == S_ACALC) ||
+                          (state_q == S_AWR);
   wire [31:0] amo_new;
   simt_amo_alu u_amo (
     .funct5_i (amo_f5_q),
-    .old_i    (mem_rsp_data_i),
+    .old_i    (amo_old_q),
     .src_i    (wdata_q),
     .cmp_i    (amo_cmp_q),
     .new_o    (amo_new)
@@ -269,8 +271,15 @@ module simt_mmu_port #(
           mem_rd_valid_o <= 1'b1;   // nothing else in flight: the only answer is this one's
           state_q <= S_ARW;
         end
+        // The old word is registered before the AMO ALU uses it: the memory's answer comes
+        // through the fabric's response multiplexer from far across the board's 85F design,
+        // and answer -> ALU -> write data was its critical path (docs/cores.md). One cycle more
+        // per global atomic, the lock still held.
         S_ARW: if (mem_rsp_valid_i) begin
           amo_old_q <= mem_rsp_data_i;
+          state_q <= S_ACALC;
+        end
+        S_ACALC: begin
           wdata_q <= amo_new;
           mem_wr_valid_o <= 1'b1;
           state_q <= S_AWR;

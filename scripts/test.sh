@@ -5,16 +5,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${VMGPU_BUILD_DIR:-build}
+# Each phase's wall-clock time, on stderr as it ends (where a run's time goes: README's table).
+t0=$SECONDS
+phase() { echo "test.sh: $1 took $((SECONDS - t0)) s (total $SECONDS s)" >&2; t0=$SECONDS; }
 
 scripts/setup.sh
+phase set-up
 # -DVMGPU_BITSTREAM_TESTS=ON: the run also synthesises, places, routes and times the ULX3S
 # bitstream for the default part (85F) and the 25F (ctests bitstream_85f, bitstream_25f: 5-10
 # minutes each per placement seed on two cores, up to three seeds); each fails when the design
 # misses 50 MHz. VMGPU_BITSTREAM_PARTS="25F" (say) builds fewer.
 cmake -S . -B "$build" -DVMGPU_BITSTREAM_TESTS=ON -DVMGPU_BITSTREAM_PARTS="${VMGPU_BITSTREAM_PARTS:-85F;25F}"
 cmake --build "$build" -j"$(nproc)"
+phase "configure and build"
 status=0
 ctest --test-dir "$build" --output-on-failure -j2 || status=$?
+phase ctest
 # The sanitizer configuration (cmake/sanitize.cmake): the driver, the tests and the model built
 # with ASan + UBSan in a second directory, only what the tests labelled `sanitize` need (the
 # suites' subset in tests/sanitize/CMakeLists.txt and the fuzzers), then those tests. A few
@@ -24,5 +30,6 @@ if [ "${VMGPU_SANITIZE:-1}" != 0 ]; then
   cmake -S . -B "$san" -DVMGPU_SANITIZE=ON -DVMGPU_BITSTREAM_TESTS=OFF
   cmake --build "$san" --target vmgpu_sanitize_tests -j"$(nproc)"
   ctest --test-dir "$san" -L sanitize --output-on-failure -j2 || status=$?
+  phase "sanitizer build and tests"
 fi
 exit "$status"

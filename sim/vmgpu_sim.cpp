@@ -17,7 +17,9 @@
 
 #include "Vvmgpu_top_fast.h"
 #include "Vvmgpu_top_fast___024root.h"
+#if !VMGPU_SIM_NO_WAVES
 #include "Vvmgpu_top_waves.h"
+#endif
 #if VMGPU_SIM_HAS_SDRAM
 #include "Vvmgpu_sdram_top.h"
 #else
@@ -338,12 +340,18 @@ vmgpu_sim *vmgpu_sim_create(const char *waves_path, char *err, unsigned errlen) 
       return nullptr;
     }
     std::fclose(probe);
+#if VMGPU_SIM_NO_WAVES
+    // The profile-guided build's training program (sim/pgo_train.py) has the fast model only.
+    set_err(err, errlen, "this build of the model has no waveform support");
+    return nullptr;
+#else
     auto *traced = new Sim<Vvmgpu_top_waves, true>(waves_path);
     sim->impl.reset(traced);
     if (!traced->trace_open()) {
       set_err(err, errlen, std::string("cannot open waveform file ") + waves_path);
       return nullptr;
     }
+#endif
   } else if (sdram) {
 #if VMGPU_SIM_HAS_SDRAM
     sim->impl.reset(new Sim<Vvmgpu_sdram_top, false, true>(nullptr));
