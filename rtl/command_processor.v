@@ -539,8 +539,7 @@ module command_processor #(
           if (!hdr_ok_q || hdr_short) begin
             raise_fault(FAULT_BAD_COMMAND, cur_base + cmd_head_q, 1'b0);
             // SKIP past a truncated command stops at TAIL instead of running into stale words.
-            fault_next_q[cur_q] <= hdr_short ? tail_q[cur_q]
-                                                                    : (cmd_head_q + need) & cur_mask;
+            fault_next_q[cur_q] <= hdr_short ? tail_q[cur_q] : (cmd_head_q + need) & cur_mask;
           end else if (op_q == OP_NOP) begin
             state_q <= S_DONE;
           end else begin

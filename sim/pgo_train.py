@@ -73,10 +73,11 @@ def main():
     def compile_one(job):
         src, rel, extra = job
         os.makedirs(os.path.join(work, os.path.dirname(rel)), exist_ok=True)
-        cc = a.cc if src.endswith(".c") else a.cxx
-        cmd = [cc] + ([] if src.endswith(".c") else flags) + extra + ["-c", src, "-o", rel]
-        if src.endswith(".c"):
-            cmd[1:1] = [f for f in flags if f.startswith(("-I", "-D"))] + ["-O2"]
+        if src.endswith(".c"):  # the C main: only the include paths and definitions carry over
+            cmd = [a.cc, "-O2"] + [f for f in flags if f.startswith(("-I", "-D", "-U"))]
+        else:
+            cmd = [a.cxx] + flags + extra
+        cmd += ["-c", src, "-o", rel]
         r = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
         return src, r.returncode, r.stdout + r.stderr, rel
 

@@ -332,6 +332,11 @@ vmgpu_sim *vmgpu_sim_create(const char *waves_path, char *err, unsigned errlen) 
   }
   std::unique_ptr<vmgpu_sim> sim(new vmgpu_sim);
   if (waves_path && *waves_path) {
+#if VMGPU_SIM_NO_WAVES
+    // The profile-guided build's training program (sim/pgo_train.py) has the fast model only.
+    set_err(err, errlen, "this build of the model has no waveform support");
+    return nullptr;
+#else
     // Fail early with a readable reason: VerilatedFstC only reports an unwritable file on stderr.
     std::FILE *probe = std::fopen(waves_path, "wb");
     if (!probe) {
@@ -340,11 +345,6 @@ vmgpu_sim *vmgpu_sim_create(const char *waves_path, char *err, unsigned errlen) 
       return nullptr;
     }
     std::fclose(probe);
-#if VMGPU_SIM_NO_WAVES
-    // The profile-guided build's training program (sim/pgo_train.py) has the fast model only.
-    set_err(err, errlen, "this build of the model has no waveform support");
-    return nullptr;
-#else
     auto *traced = new Sim<Vvmgpu_top_waves, true>(waves_path);
     sim->impl.reset(traced);
     if (!traced->trace_open()) {
