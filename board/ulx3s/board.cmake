@@ -58,6 +58,6 @@ set_property(DIRECTORY ${CMAKE_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPEN
 set(VMGPU_BOARD_SOURCES
     ${CMAKE_SOURCE_DIR}/rtl/sdram_ctrl.v ${CMAKE_SOURCE_DIR}/rtl/vmgpu_sdram_device.v
     ${CMAKE_SOURCE_DIR}/board/ulx3s/sdram_phy.v
-    ${CMAKE_SOURCE_DIR}/board/ulx3s/board_pll.v ${CMAKE_SOURCE_DIR}/board/ulx3s/crc16_ccitt.v
+    ${CMAKE_SOURCE_DIR}/board/ulx3s/board_pll.v ${CMAKE_SOURCE_DIR}/board/ulx3s/crc32.v
     ${CMAKE_SOURCE_DIR}/board/ulx3s/uart_rx.v ${CMAKE_SOURCE_DIR}/board/ulx3s/uart_tx.v
     ${CMAKE_SOURCE_DIR}/board/ulx3s/uart_bridge.v ${CMAKE_SOURCE_DIR}/board/ulx3s/ulx3s_top.v)

@@ -52,7 +52,7 @@ module uart_bridge #(
   localparam [7:0] T_PING = 8'h01, T_WRITE = 8'h02, T_READ = 8'h03;
   localparam [7:0] T_HOST_READ = 8'h40, T_HOST_WRITE = 8'h41;
   localparam [7:0] ST_OK = 8'd0, ST_BAD_TYPE = 8'd1, ST_BAD_LEN = 8'd2;
-  localparam [7:0] PROTO_VERSION = 8'd1;
+  localparam [7:0] PROTO_VERSION = 8'd2;  // 2: CRC-32 (1 had CRC-16)
 
   // ------------------------------------------------------------------ UART
   wire       rx_valid;
@@ -117,7 +117,8 @@ module uart_bridge #(
 
   // ------------------------------------------------------------------ frame parser
   localparam [3:0] P_SOF0 = 4'd0, P_SOF1 = 4'd1, P_SEQ = 4'd2, P_TYPE = 4'd3, P_LEN0 = 4'd4,
-                   P_LEN1 = 4'd5, P_PAY = 4'd6, P_CRC0 = 4'd7, P_CRC1 = 4'd8, P_EXEC = 4'd9;
+                   P_LEN1 = 4'd5, P_PAY = 4'd6, P_CRC0 = 4'd7, P_CRC1 = 4'd8, P_CRC2 = 4'd9,
+                   P_CRC3 = 4'd10, P_EXEC = 4'd11;
   reg  [3:0]         p_state_q;
   reg  [RING_AW-1:0] rd_ptr_q;     // next ring byte to fetch
   reg                pend_q;       // ring_q holds the byte fetched last cycle
@@ -126,16 +127,16 @@ module uart_bridge #(
   reg  [15:0]        p_len_q;
   reg  [10:0]        p_cnt_q;      // payload bytes taken so far
   reg  [47:0]        p_head_q;     // the first six payload bytes
-  reg  [7:0]         p_crc_lo_q;
-  wire [15:0]        rx_crc;
-  wire               in_frame  = (p_state_q >= P_SEQ) && (p_state_q <= P_CRC1);
+  reg  [23:0]        p_crc_lo_q;   // the frame's first three CRC bytes
+  wire [31:0]        rx_crc;
+  wire               in_frame  = (p_state_q >= P_SEQ) && (p_state_q <= P_CRC3);
   wire               fetch     = !pend_q && (rd_ptr_q != wr_ptr_q) && (p_state_q != P_EXEC);
   wire               gap_fail  = in_frame && !pend_q && (rd_ptr_q == wr_ptr_q) && gap_over;
   wire               crc_en    = pend_q && (p_state_q >= P_SEQ) && (p_state_q <= P_PAY);
   wire               crc_init  = pend_q && (p_state_q == P_SOF1) && (ring_q == 8'h5A);
   assign keep_ptr = (in_frame || p_state_q == P_EXEC) ? sof_ptr_q : rd_ptr_q;
 
-  crc16_ccitt u_rx_crc (
+  crc32 u_rx_crc (
     .clk_i  (clk_i),
     .rst_ni (rst_ni),
     .init_i (crc_init),
@@ -166,7 +167,7 @@ module uart_bridge #(
       p_len_q     <= 16'd0;
       p_cnt_q     <= 11'd0;
       p_head_q    <= 48'd0;
-      p_crc_lo_q  <= 8'd0;
+      p_crc_lo_q  <= 24'd0;
       frame_req_q <= 1'b0;
       frame_ans_q <= 1'b0;
     end else begin
@@ -220,10 +221,18 @@ module uart_bridge #(
             if ({5'd0, p_cnt_q} + 16'd1 == p_len_q) p_state_q <= P_CRC0;
           end
           P_CRC0: begin
-            p_crc_lo_q <= ring_q;
-            p_state_q  <= P_CRC1;
+            p_crc_lo_q[7:0] <= ring_q;
+            p_state_q       <= P_CRC1;
           end
           P_CRC1: begin
+            p_crc_lo_q[15:8] <= ring_q;
+            p_state_q        <= P_CRC2;
+          end
+          P_CRC2: begin
+            p_crc_lo_q[23:16] <= ring_q;
+            p_state_q         <= P_CRC3;
+          end
+          P_CRC3: begin
             if ({ring_q, p_crc_lo_q} != rx_crc) begin
               p_state_q <= P_SOF0;          // bad CRC: drop, rescan after the SOF
               rd_ptr_q  <= sof_ptr_q;
@@ -511,10 +520,11 @@ module uart_bridge #(
   reg  [10:0] x_len_q;
   reg  [7:0]  x_seq_q, x_type_q;
   wire        x_accept = (x_state_q == X_SEND) && utx_ready;
-  wire        x_last   = (x_pos_q == x_len_q + 11'd7);
+  wire        x_last   = (x_pos_q == x_len_q + 11'd9);
   wire [10:0] x_off    = x_pos_q - 11'd6;   // payload byte index
+  wire [1:0]  x_crc_byte = x_pos_q[1:0] - x_len_q[1:0] - 2'd2; // CRC byte (pos - len - 6), LSB first
   wire [95:0] x_host_payload = {h_wdata_q, 24'd0, 4'd0, h_be_q, h_addr_q};
-  wire [15:0] tx_crc;
+  wire [31:0] tx_crc;
 
   assign ans_sending = ans_pending_q || (x_state_q != X_IDLE && !x_host_q);
   assign h_taken     = (x_state_q == X_IDLE) && !ans_pending_q && h_send_q;
@@ -524,7 +534,7 @@ module uart_bridge #(
   always @* ans_ra = x_off[10:2];
   always @* ring_raddr = (e_state_q == E_WFETCH) ? e_ptr_q : rd_ptr_q;
 
-  crc16_ccitt u_tx_crc (
+  crc32 u_tx_crc (
     .clk_i  (clk_i),
     .rst_ni (rst_ni),
     .init_i (x_state_q == X_IDLE),
@@ -577,8 +587,7 @@ module uart_bridge #(
           else if (x_pos_q == 11'd5)           utx_data <= {5'd0, x_len_q[10:8]};
           else if (x_pos_q < x_len_q + 11'd6)  utx_data <= x_host_q ? x_host_payload[x_off[3:0]*8 +: 8]
                                                                     : ans_rd_q[x_off[1:0]*8 +: 8];
-          else if (x_pos_q == x_len_q + 11'd6) utx_data <= tx_crc[7:0];
-          else                                 utx_data <= tx_crc[15:8];
+          else                                 utx_data <= tx_crc[x_crc_byte*8 +: 8];
         end
         X_SEND: begin
           if (utx_ready) begin
@@ -601,26 +610,27 @@ module uart_bridge #(
   // vmgpu_top's CSR port acknowledges only a request.
   always @(*) if (f_past_valid && rst_ni && !csr_req_o) assume(!csr_ack_i);
 
-  // CRC-16/CCITT-FALSE from its definition, one bit at a time, most significant bit first
-  // (crc16_ccitt.v folds a byte at once; this is the reference it must agree with).
-  function automatic [15:0] f_crc_byte(input [15:0] crc, input [7:0] d);
+  // CRC-32/ISO-HDLC from its definition, one bit at a time, least significant bit first, on
+  // the register before the final XOR (crc32.v folds a byte at once; this is the reference it
+  // must agree with).
+  function automatic [31:0] f_crc_byte(input [31:0] crc, input [7:0] d);
     integer b;
-    reg [15:0] c;
+    reg [31:0] c;
     begin
       c = crc;
-      for (b = 7; b >= 0; b = b - 1) c = (c[15] ^ d[b]) ? ({c[14:0], 1'b0} ^ 16'h1021) : {c[14:0], 1'b0};
+      for (b = 0; b < 8; b = b + 1) c = (c[0] ^ d[b]) ? ({1'b0, c[31:1]} ^ 32'hEDB88320) : {1'b0, c[31:1]};
       f_crc_byte = c;
     end
   endfunction
 
   // The CRC of the bytes the parser has taken since the frame's SOF (SEQ, TYPE, LEN, payload),
-  // and whether the frame's two CRC bytes matched it.
-  reg [15:0] f_crc;
+  // and whether the frame's four CRC bytes matched it.
+  reg [31:0] f_crc;
   reg        f_crc_ok = 1'b0;
   always @(posedge clk_i) begin
-    if (pend_q && p_state_q == P_SOF1 && ring_q == 8'h5A) f_crc <= 16'hFFFF;
+    if (pend_q && p_state_q == P_SOF1 && ring_q == 8'h5A) f_crc <= 32'hFFFFFFFF;
     else if (pend_q && p_state_q >= P_SEQ && p_state_q <= P_PAY) f_crc <= f_crc_byte(f_crc, ring_q);
-    f_crc_ok <= rst_ni && pend_q && p_state_q == P_CRC1 && {ring_q, p_crc_lo_q} == f_crc;
+    f_crc_ok <= rst_ni && pend_q && p_state_q == P_CRC3 && {ring_q, p_crc_lo_q} == ~f_crc;
   end
 
   // The last request executed (its answer stored), as the protocol defines a retry.
@@ -637,7 +647,7 @@ module uart_bridge #(
 
   always @(*) if (f_past_valid && rst_ni) begin
     // The hardware CRC is the defined CRC of the frame's bytes.
-    if (in_frame) assert(rx_crc == f_crc);
+    if (in_frame) assert(rx_crc == ~f_crc);
     // A frame is handed on only when its CRC matched.
     if (frame_req_q || frame_ans_q) assert(f_crc_ok);
     // While a request executes, its frame is held (P_EXEC); the CSR port is driven only by an
@@ -671,7 +681,7 @@ module uart_bridge #(
   always @(*) if (f_past_valid && rst_ni) begin
     cover(e_state_q == E_FINISH);
     cover(frame_req_q && last_valid_q && p_seq_q == last_seq_q);
-    cover(pend_q && p_state_q == P_CRC1 && {ring_q, p_crc_lo_q} != rx_crc);
+    cover(pend_q && p_state_q == P_CRC3 && {ring_q, p_crc_lo_q} != rx_crc);
   end
 `endif
 endmodule

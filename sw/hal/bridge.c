@@ -20,21 +20,22 @@
 
 /* ------------------------------------------------------------------ CRC and frames */
 
-static uint16_t crc_table[256];
+static uint32_t crc_table[256];
 
 static void crc_init(void) {
-    if (crc_table[1]) return; /* entry 1 is 0x1021 once built; concurrent builders agree */
-    for (unsigned i = 0; i < 256; ++i) {
-        uint16_t c = (uint16_t)(i << 8);
-        for (int b = 0; b < 8; ++b) c = (uint16_t)((c & 0x8000u) ? ((unsigned)c << 1) ^ 0x1021u : (unsigned)c << 1);
+    if (crc_table[1]) return; /* entry 1 is 0x77073096 once built; concurrent builders agree */
+    for (uint32_t i = 0; i < 256; ++i) {
+        uint32_t c = i;
+        for (int b = 0; b < 8; ++b) c = (c & 1u) ? (c >> 1) ^ 0xEDB88320u : c >> 1;
         crc_table[i] = c;
     }
 }
 
-uint16_t bridge_crc16(uint16_t crc, const uint8_t *p, size_t n) {
+uint32_t bridge_crc32(const uint8_t *p, size_t n) {
     crc_init();
-    for (size_t i = 0; i < n; ++i) crc = (uint16_t)((crc << 8) ^ crc_table[(crc >> 8) ^ p[i]]);
-    return crc;
+    uint32_t crc = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; ++i) crc = (crc >> 8) ^ crc_table[(crc ^ p[i]) & 0xFFu];
+    return ~crc;
 }
 
 size_t bridge_frame_encode(uint8_t *out, uint8_t seq, uint8_t type, const uint8_t *payload,
@@ -46,9 +47,8 @@ size_t bridge_frame_encode(uint8_t *out, uint8_t seq, uint8_t type, const uint8_
     out[4] = (uint8_t)len;
     out[5] = (uint8_t)(len >> 8);
     if (len) memcpy(out + 6, payload, len);
-    uint16_t crc = bridge_crc16(0xFFFF, out + 2, 4 + len);
-    out[6 + len] = (uint8_t)crc;
-    out[7 + len] = (uint8_t)(crc >> 8);
+    uint32_t crc = bridge_crc32(out + 2, 4 + len);
+    for (int k = 0; k < 4; ++k) out[6 + len + (size_t)k] = (uint8_t)(crc >> (8 * k));
     return len + BRIDGE_OVERHEAD;
 }
 
@@ -270,8 +270,8 @@ static int parse_frame(bridge *b, frame *f) {
             continue;
         }
         if (b->nrx - i < len + BRIDGE_OVERHEAD) break;
-        uint16_t crc = bridge_crc16(0xFFFF, &b->rx[i + 2], 4 + len);
-        if (crc != get16(&b->rx[i + 6 + len])) {
+        uint32_t crc = bridge_crc32(&b->rx[i + 2], 4 + len);
+        if (crc != get32(&b->rx[i + 6 + len])) {
             ++b->st.frames_dropped;
             ++i;
             continue;
@@ -430,7 +430,7 @@ static int xfer(bridge *b, uint8_t type, const uint8_t *payload, size_t len, siz
     }
     return fail(b, VMGPU_HAL_ETIMEDOUT,
                 "%s (SEQ %u): no answer after %u tries, each waiting %u ms (is the board "
-                "connected, the bitstream loaded and the baud rate the bitstream's?)",
+                "connected, a bitstream of protocol 2 (CRC-32) loaded, the baud rate its own?)",
                 what, seq, b->cfg.tries, wait);
 }
 

@@ -21,8 +21,8 @@ extern "C" {
 #define BRIDGE_SOF1 0x5Au
 #define BRIDGE_MAX_PAYLOAD 1032u
 #define BRIDGE_MAX_WORDS 256u
-#define BRIDGE_OVERHEAD 8u /* SOF, SEQ, TYPE, LEN, CRC */
-#define BRIDGE_VERSION 1u
+#define BRIDGE_OVERHEAD 10u /* SOF, SEQ, TYPE, LEN, CRC */
+#define BRIDGE_VERSION 2u /* 2: CRC-32; 1 (CRC-16) let through 1 in 65536 damaged frames */
 
 enum bridge_type {
     BRIDGE_PING = 0x01,
@@ -34,8 +34,8 @@ enum bridge_type {
 };
 #define BRIDGE_FLAG_INC 0x01u
 
-/* CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final XOR). */
-uint16_t bridge_crc16(uint16_t crc, const uint8_t *p, size_t n);
+/* CRC-32/ISO-HDLC of n bytes (reflected poly 0xEDB88320, init and final XOR 0xFFFFFFFF). */
+uint32_t bridge_crc32(const uint8_t *p, size_t n);
 
 /* Write one whole frame into out (room for BRIDGE_OVERHEAD + len); returns its length. */
 size_t bridge_frame_encode(uint8_t *out, uint8_t seq, uint8_t type, const uint8_t *payload,

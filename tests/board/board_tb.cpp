@@ -29,21 +29,21 @@ using BoardModel = Vulx3s_top;
 #include "tb_check.h"
 #include "vmgpu/regs.h"
 
-static uint16_t crc16(const std::vector<uint8_t> &b, size_t from, size_t to) {
-  uint16_t c = 0xFFFF;
+// CRC-32/ISO-HDLC a bit at a time, least significant bit first, finished with the final XOR.
+static uint32_t crc32(const std::vector<uint8_t> &b, size_t from, size_t to) {
+  uint32_t c = 0xFFFFFFFFu;
   for (size_t i = from; i < to; i++) {
-    c ^= (uint16_t)b[i] << 8;
-    for (int k = 0; k < 8; k++) c = (c & 0x8000) ? (uint16_t)((c << 1) ^ 0x1021) : (uint16_t)(c << 1);
+    c ^= b[i];
+    for (int k = 0; k < 8; k++) c = (c & 1u) ? (c >> 1) ^ 0xEDB88320u : c >> 1;
   }
-  return c;
+  return ~c;
 }
 
 static std::vector<uint8_t> encode(uint8_t seq, uint8_t type, const std::vector<uint8_t> &p) {
   std::vector<uint8_t> f = {0xA5, 0x5A, seq, type, (uint8_t)p.size(), (uint8_t)(p.size() >> 8)};
   f.insert(f.end(), p.begin(), p.end());
-  uint16_t c = crc16(f, 2, f.size());
-  f.push_back(c & 0xFF);
-  f.push_back(c >> 8);
+  uint32_t c = crc32(f, 2, f.size());
+  for (int k = 0; k < 4; k++) f.push_back((uint8_t)(c >> (8 * k)));
   return f;
 }
 
@@ -223,10 +223,11 @@ class Board {
       if (rxq.size() < 6) { if (stale) { rxq.pop_front(); continue; } return false; }
       size_t len = rxq[4] | rxq[5] << 8;
       if (len > 1032) { rxq.pop_front(); continue; }
-      if (rxq.size() < 8 + len) { if (stale) { rxq.pop_front(); continue; } return false; }
-      std::vector<uint8_t> v(rxq.begin(), rxq.begin() + 8 + len);
-      if (crc16(v, 2, 6 + len) != (v[6 + len] | v[7 + len] << 8)) { rxq.pop_front(); continue; }
-      rxq.erase(rxq.begin(), rxq.begin() + 8 + len);
+      if (rxq.size() < 10 + len) { if (stale) { rxq.pop_front(); continue; } return false; }
+      std::vector<uint8_t> v(rxq.begin(), rxq.begin() + 10 + len);
+      uint32_t got = v[6 + len] | v[7 + len] << 8 | v[8 + len] << 16 | (uint32_t)v[9 + len] << 24;
+      if (crc32(v, 2, 6 + len) != got) { rxq.pop_front(); continue; }
+      rxq.erase(rxq.begin(), rxq.begin() + 10 + len);
       f.seq = v[2];
       f.type = v[3];
       f.payload.assign(v.begin() + 6, v.begin() + 6 + len);
@@ -362,7 +363,7 @@ static void test_basic(Board &b) {
   CHECK(b.request(0x01, {}, a, 8), "PING answered");
   CHECK(a.type == 0x81 && a.payload.size() == 8, "PING answer type 0x%02x len %zu", a.type, a.payload.size());
   if (a.payload.size() == 8) {
-    CHECK(a.payload[0] == 0 && a.payload[1] == 1, "PING status %u version %u", a.payload[0], a.payload[1]);
+    CHECK(a.payload[0] == 0 && a.payload[1] == 2, "PING status %u version %u", a.payload[0], a.payload[1]);
     CHECK(get32(a.payload, 4) == VMGPU_ID_MAGIC, "PING ID 0x%08x", get32(a.payload, 4));
   }
   b.wr(VMGPU_REG_SCRATCH, 0x12345678);

@@ -8,8 +8,8 @@
 // with false SOFs before it); a correct request of a bad type, count or length; an over-long
 // LEN; the PC sending answer or device-request types; random bytes; and the last executed
 // request sent again with its SEQ (a stale retry). The model requires:
-//   - a damaged frame is never executed (CRC-16/CCITT catches every error of up to three bits
-//     in frames of this size) and gets no answer; a bad request is answered with its status
+//   - a damaged frame is never executed (CRC-32 catches every error of up to three bits in
+//     frames of this size) and gets no answer; a bad request is answered with its status
 //     alone and not executed; a stale retry is answered from the bridge's copy, not executed
 //     again (a repeated MEM_DATA burst would move MEM_ADDR twice);
 //   - the bridge never hangs: the next valid request is answered within its retries;
@@ -69,7 +69,7 @@ static void damaged_write(Board &b) {
     size_t at = 2 + fuzz_below(&R, fr.size() - 3);
     fr.insert(fr.begin() + at, fr[at]);
   } else {  // a wrong CRC byte
-    fr[fr.size() - 1 - fuzz_below(&R, 2)] ^= (uint8_t)(1 + fuzz_below(&R, 255));
+    fr[fr.size() - 1 - fuzz_below(&R, 4)] ^= (uint8_t)(1 + fuzz_below(&R, 255));
   }
   corrupted++;
   b.send_raw(fr, false);
@@ -126,7 +126,7 @@ static void random_bytes(Board &b) {
     }
   garbage++;
   b.send_raw(g, false);
-  quiet(b, 3 * b.gap + 4000);  // a random SEQ/TYPE/LEN/CRC could pass by chance only 1 in 65536
+  quiet(b, 3 * b.gap + 4000);  // a random SEQ/TYPE/LEN/CRC could pass by chance only 1 in 2^32
 }
 
 static void valid_write(Board &b) {

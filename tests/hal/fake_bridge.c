@@ -36,7 +36,7 @@ struct fake_bridge {
     uint64_t last_byte_ms; /* when the last byte came: a frame cut by a 2 ms gap is dropped */
     int have_last;
     uint8_t last_seq;
-    uint8_t last_ans[MAXLEN + 8];
+    uint8_t last_ans[MAXLEN + 10];
     size_t last_len;
     uint8_t dev_seq;
     fframe pend[MAXPEND];
@@ -46,13 +46,14 @@ struct fake_bridge {
     uint32_t stall_off;
 };
 
-static uint16_t crc_bitwise(const uint8_t *p, size_t n) {
-    uint16_t c = 0xFFFF;
+/* CRC-32/ISO-HDLC a bit at a time (least significant first), finished with the final XOR. */
+static uint32_t crc_bitwise(const uint8_t *p, size_t n) {
+    uint32_t c = 0xFFFFFFFFu;
     for (size_t i = 0; i < n; ++i) {
-        c ^= (uint16_t)(p[i] << 8);
-        for (int b = 0; b < 8; ++b) c = (c & 0x8000) ? (uint16_t)((c << 1) ^ 0x1021) : (uint16_t)(c << 1);
+        c ^= p[i];
+        for (int b = 0; b < 8; ++b) c = (c & 1u) ? (c >> 1) ^ 0xEDB88320u : c >> 1;
     }
-    return c;
+    return ~c;
 }
 
 static uint64_t ms(void) {
@@ -70,7 +71,7 @@ static void wr32(uint8_t *p, uint32_t v) {
 
 static void send_frame(fake_bridge *f, uint8_t seq, uint8_t type, const uint8_t *p, unsigned len,
                        uint8_t *copy, size_t *copy_len) {
-    uint8_t out[MAXLEN + 8];
+    uint8_t out[MAXLEN + 10];
     out[0] = 0xA5;
     out[1] = 0x5A;
     out[2] = seq;
@@ -78,10 +79,8 @@ static void send_frame(fake_bridge *f, uint8_t seq, uint8_t type, const uint8_t 
     out[4] = (uint8_t)len;
     out[5] = (uint8_t)(len >> 8);
     memcpy(out + 6, p, len);
-    uint16_t c = crc_bitwise(out + 2, 4 + len);
-    out[6 + len] = (uint8_t)c;
-    out[7 + len] = (uint8_t)(c >> 8);
-    size_t n = len + 8, done = 0;
+    wr32(out + 6 + len, crc_bitwise(out + 2, 4 + len));
+    size_t n = len + 10, done = 0;
     while (done < n) {
         ssize_t k = write(f->fd, out + done, n - done);
         if (k < 0 && errno == EINTR) continue;
@@ -117,8 +116,8 @@ static int frame_ready(const fake_bridge *f) {
     for (size_t i = 0; i + 6 <= f->nrx; ++i) {
         if (f->rx[i] != 0xA5 || f->rx[i + 1] != 0x5A) continue;
         unsigned len = f->rx[i + 4] | (unsigned)f->rx[i + 5] << 8;
-        if (len > MAXLEN || f->nrx - i < len + 8) continue;
-        if ((f->rx[i + 6 + len] | f->rx[i + 7 + len] << 8) == crc_bitwise(f->rx + i + 2, 4 + len))
+        if (len > MAXLEN || f->nrx - i < len + 10) continue;
+        if (rd32(f->rx + i + 6 + len) == crc_bitwise(f->rx + i + 2, 4 + len))
             return 1;
     }
     return 0;
@@ -131,14 +130,13 @@ static int next_frame(fake_bridge *f, fframe *fr) {
         if (f->rx[i] != 0xA5 || f->rx[i + 1] != 0x5A) { ++i; continue; }
         unsigned len = f->rx[i + 4] | (unsigned)f->rx[i + 5] << 8;
         if (len > MAXLEN) { ++i; f->st.bad_frames++; continue; }
-        if (f->nrx - i < len + 8) break;
-        uint16_t c = crc_bitwise(f->rx + i + 2, 4 + len);
-        if ((f->rx[i + 6 + len] | f->rx[i + 7 + len] << 8) != c) { ++i; f->st.bad_frames++; continue; }
+        if (f->nrx - i < len + 10) break;
+        if (rd32(f->rx + i + 6 + len) != crc_bitwise(f->rx + i + 2, 4 + len)) { ++i; f->st.bad_frames++; continue; }
         fr->seq = f->rx[i + 2];
         fr->type = f->rx[i + 3];
         fr->len = len;
         memcpy(fr->p, f->rx + i + 6, len);
-        i += len + 8;
+        i += len + 10;
         got = 1;
         break;
     }
@@ -193,7 +191,7 @@ static void execute(fake_bridge *f, const fframe *r) {
     if (r->type == 0x01) {
         uint32_t id = 0;
         vmgpu_reg_read(f->sim, VMGPU_REG_ID, &id);
-        a[1] = 1;
+        a[1] = 2; /* protocol version */
         wr32(a + 4, id);
         alen = 8;
     } else if (r->type == 0x02) {

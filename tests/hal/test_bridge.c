@@ -16,7 +16,7 @@
  *               held copy is answered from the store, never executed again after the PC's next
  *               request (a register write and a memory burst land once, in order)
  *   serial_pty  VMGPU_DEVICE=serial:/dev/pts/N@3000000 through vmgpu_hal_open (termios2)
- *   crc         CRC-16/CCITT-FALSE check value and the fault-string parser
+ *   crc         CRC-32/ISO-HDLC check value and the fault-string parser
  *   sim_board   VMGPU_DEVICE=sim-board: the board RTL behind a pty; registers, a 16 KiB burst
  *               and the link's speed against the model's UART rate, the core's map/copy/fault
  */
@@ -81,16 +81,18 @@ static uint32_t rnd(void) {
 }
 
 static int t_crc(void) {
-    /* The catalogued check value of CRC-16/CCITT-FALSE over "123456789". */
-    uint16_t c = bridge_crc16(0xFFFF, (const uint8_t *)"123456789", 9);
-    CHECK(c == 0x29B1, "crc(\"123456789\") = 0x%04x, want 0x29B1", c);
+    /* The catalogued check value of CRC-32/ISO-HDLC over "123456789". */
+    uint32_t c = bridge_crc32((const uint8_t *)"123456789", 9);
+    CHECK(c == 0xCBF43926u, "crc(\"123456789\") = 0x%08x, want 0xCBF43926", c);
     uint8_t fr[16];
     size_t n = bridge_frame_encode(fr, 7, BRIDGE_PING, NULL, 0);
-    CHECK(n == 8 && fr[0] == 0xA5 && fr[1] == 0x5A && fr[2] == 7 && fr[3] == 1 && fr[4] == 0 &&
+    CHECK(n == 10 && fr[0] == 0xA5 && fr[1] == 0x5A && fr[2] == 7 && fr[3] == 1 && fr[4] == 0 &&
               fr[5] == 0,
           "PING frame header");
-    uint16_t fc = bridge_crc16(0xFFFF, fr + 2, 4);
-    CHECK(fr[6] == (fc & 0xFF) && fr[7] == (fc >> 8), "CRC little-endian at the end");
+    uint32_t fc = bridge_crc32(fr + 2, 4);
+    CHECK(fr[6] == (fc & 0xFF) && fr[7] == ((fc >> 8) & 0xFF) && fr[8] == ((fc >> 16) & 0xFF) &&
+              fr[9] == (fc >> 24),
+          "CRC little-endian at the end");
     bridge_faults f;
     char err[200];
     CHECK(bridge_parse_faults("flip=1e-3,drop=2e-3,dup=0.5,seed=9", &f, err, sizeof err) == 0 &&
