@@ -604,6 +604,42 @@ void bridge_set_on_close(vmgpu_hal *h, void (*fn)(void *), void *user) {
     as_bridge(h)->on_close_user = user;
 }
 
+/*
+ * After a silent PING: is it a bitstream of protocol version 1, whose frames end in a CRC-16
+ * (CCITT-FALSE, two bytes)? It drops every version-2 frame on its CRC, so it looks dead. Send it
+ * a version-1 PING and look for its answer, so that the message can say what to do.
+ */
+static uint16_t crc16_v1(const uint8_t *p, size_t n) {
+    uint16_t c = 0xFFFF;
+    for (size_t i = 0; i < n; ++i) {
+        c ^= (uint16_t)(p[i] << 8);
+        for (int k = 0; k < 8; ++k) c = (c & 0x8000u) ? (uint16_t)((c << 1) ^ 0x1021u) : (uint16_t)(c << 1);
+    }
+    return c;
+}
+
+static int answers_v1(bridge *b) {
+    uint8_t seq = b->seq++;
+    uint8_t req[8] = {BRIDGE_SOF0, BRIDGE_SOF1, seq, BRIDGE_PING, 0, 0, 0, 0};
+    put16(req + 6, crc16_v1(req + 2, 4));
+    if (send_bytes(b, req, sizeof req)) return 0;
+    uint8_t in[256];
+    size_t n = 0;
+    uint64_t deadline = now_ms() + line_ms(b, 8 + 16) + b->cfg.extra_ms;
+    for (uint64_t now = now_ms(); now < deadline && n < sizeof in; now = now_ms()) {
+        int r = b->io.read(b->io.ctx, in + n, sizeof in - n, (int)(deadline - now));
+        if (r < 0) return 0;
+        n += (size_t)r;
+        /* The answer: SOF, SEQ, PING | ANSWER, LEN 8, status, version 1, ..., CRC-16. */
+        for (size_t i = 0; i + 16 <= n; ++i)
+            if (in[i] == BRIDGE_SOF0 && in[i + 1] == BRIDGE_SOF1 && in[i + 2] == seq &&
+                in[i + 3] == (BRIDGE_PING | BRIDGE_ANSWER) && get16(in + i + 4) == 8 &&
+                in[i + 7] == 1 && get16(in + i + 14) == crc16_v1(in + i + 2, 12))
+                return 1;
+    }
+    return 0;
+}
+
 static int ping(bridge *b, uint32_t *id) {
     frame ans;
     int rc = xfer(b, BRIDGE_PING, NULL, 0, 8, &ans, "PING");
@@ -671,6 +707,10 @@ vmgpu_hal *bridge_open(const char *devname, const char *backend, bridge_io io,
         if (rc == VMGPU_HAL_ETIMEDOUT && now_ms() < give_up) continue;
         break;
     }
+    if (rc == VMGPU_HAL_ETIMEDOUT && answers_v1(b))
+        rc = fail(b, VMGPU_HAL_ENODEV, "PING: the board answers in bridge protocol version 1 "
+                  "(CRC-16); this driver speaks version %u (CRC-32): load a bitstream built "
+                  "from the same tree", BRIDGE_VERSION);
     b->quiet = 0;
     if (rc == VMGPU_HAL_OK && id != VMGPU_ID_MAGIC)
         rc = fail(b, VMGPU_HAL_ENODEV, "PING: ID 0x%08x is not vmgpu's 0x%08x", (unsigned)id,

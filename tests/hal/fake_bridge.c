@@ -104,7 +104,7 @@ static void pump(fake_bridge *f, int wait_ms) {
     if (poll(&pf, 1, wait_ms) <= 0) return;
     if (f->nrx == sizeof f->rx) f->nrx = 0;
     ssize_t k = read(f->fd, f->rx + f->nrx, sizeof f->rx - f->nrx);
-    if (k > 0 && !f->dead) {
+    if (k > 0 && f->dead != 1) {
         f->nrx += (size_t)k;
         f->last_byte_ms = ms();
     }
@@ -276,11 +276,46 @@ static int host_fn(void *user, uint32_t haddr, int write, uint32_t *data, unsign
     return -1;
 }
 
+/* CRC-16/CCITT-FALSE, protocol version 1's CRC, for the old-bitstream mode. */
+static uint16_t crc16_v1(const uint8_t *p, size_t n) {
+    uint16_t c = 0xFFFF;
+    for (size_t i = 0; i < n; ++i) {
+        c ^= (uint16_t)(p[i] << 8);
+        for (int b = 0; b < 8; ++b) c = (c & 0x8000) ? (uint16_t)((c << 1) ^ 0x1021) : (uint16_t)(c << 1);
+    }
+    return c;
+}
+
+/* A bitstream of protocol version 1: a version-1 PING (8 bytes, CRC-16) is answered with
+ * version 1 and the ID; every other byte is dropped, as a version-2 frame fails its CRC there. */
+static void serve_v1(fake_bridge *f) {
+    size_t i = 0;
+    while (i + 8 <= f->nrx) {
+        const uint8_t *q = f->rx + i;
+        if (q[0] == 0xA5 && q[1] == 0x5A && q[3] == 0x01 && q[4] == 0 && q[5] == 0 &&
+            (q[6] | q[7] << 8) == crc16_v1(q + 2, 4)) {
+            uint8_t a[16] = {0xA5, 0x5A, q[2], 0x81, 8, 0, 0, 1};
+            wr32(a + 10, VMGPU_ID_MAGIC);
+            uint16_t c = crc16_v1(a + 2, 12);
+            a[14] = (uint8_t)c;
+            a[15] = (uint8_t)(c >> 8);
+            ssize_t ignored = write(f->fd, a, sizeof a);
+            (void)ignored;
+            i += 8;
+        } else {
+            ++i;
+        }
+    }
+    memmove(f->rx, f->rx + i, f->nrx - i);
+    f->nrx -= i;
+}
+
 static void *run(void *arg) {
     fake_bridge *f = arg;
     int busy = 0;
     while (!f->stop) {
         pump(f, busy || f->npend ? 0 : 2);
+        if (f->dead == FAKE_BRIDGE_V1) serve_v1(f);
         if (f->dead) continue;
         /* Strictly in arrival order. A request's CSR access clocks the model, so a host-port
          * wait can run inside it and hold back frames that came meanwhile (a resend of this very

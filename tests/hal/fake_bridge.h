@@ -11,8 +11,11 @@
 
 typedef struct fake_bridge fake_bridge;
 
-/* Serve the protocol on fd (closed by fake_bridge_stop) in a thread. dead: read and discard
- * every byte, never answer (a board with no bitstream). NULL if the sim model cannot start. */
+/* Serve the protocol on fd (closed by fake_bridge_stop) in a thread. dead: 1, read and discard
+ * every byte, never answer (a board with no bitstream); FAKE_BRIDGE_V1, a bitstream of protocol
+ * version 1 (CRC-16/CCITT-FALSE, two CRC bytes), which answers only a PING of that version.
+ * NULL if the sim model cannot start. */
+#define FAKE_BRIDGE_V1 2
 fake_bridge *fake_bridge_start(int fd, int dead);
 
 typedef struct fake_bridge_stats {

@@ -10,6 +10,8 @@
  *               host word travels as HOST_READ/HOST_WRITE frames; a fault reported in words
  *   dead_peer   a peer that never answers: VMGPU_HAL_ETIMEDOUT within a bound, a message
  *               naming the device, the request and the tries; a closed peer: VMGPU_HAL_EIO
+ *   old_version a bitstream of protocol version 1 (CRC-16): open fails with VMGPU_HAL_ENODEV and
+ *               a message naming both versions, not with a time-out
  *   faults      VMGPU_LINK_FAULTS flip/drop/dup at 1e-3 both ways: 64 KiB written and read
  *               back equal, no MEM_DATA word executed twice, host-port copies intact
  *   stale_retry a request the PC resent while the bridge was busy inside it (test hook): the
@@ -278,6 +280,23 @@ static int t_dead_peer(void) {
     return hal_summary("dead_peer");
 }
 
+static int t_old_version(void) {
+    char err[512] = "";
+    setenv("VMGPU_HAL_QUIET", "1", 1);
+    double t0 = now_s();
+    vmgpu_hal *h = open_pair(FAKE_BRIDGE_V1, NULL, err, sizeof err);
+    double dt = now_s() - t0;
+    CHECK(!h, "open of a protocol-1 bitstream fails");
+    CHECK(strstr(err, "loopback") && strstr(err, "protocol version 1") &&
+              strstr(err, "version 2") && strstr(err, "bitstream"),
+          "the message names both versions and what to do: %s", err);
+    CHECK(dt < 2.0, "open gave up after %.3f s", dt);
+    printf("protocol-1 bitstream: %.3f s: %s\n", dt, err);
+    fake_bridge_stop(g_fake);
+    g_fake = NULL;
+    return hal_summary("old_version");
+}
+
 static int t_faults(void) {
     setenv("VMGPU_HAL_QUIET", "1", 1);
     const unsigned seeds[] = {1, 2, 3};
@@ -483,11 +502,12 @@ int main(int argc, char **argv) {
     if (!strcmp(c, "bursts")) return t_bursts();
     if (!strcmp(c, "host_port")) return t_host_port();
     if (!strcmp(c, "dead_peer")) return t_dead_peer();
+    if (!strcmp(c, "old_version")) return t_old_version();
     if (!strcmp(c, "faults")) return t_faults();
     if (!strcmp(c, "stale_retry")) return t_stale_retry();
     if (!strcmp(c, "serial_pty")) return t_serial_pty();
     if (!strcmp(c, "sim_board")) return t_sim_board();
-    printf("usage: %s crc|basic|bursts|host_port|dead_peer|faults|stale_retry|serial_pty\n",
+    printf("usage: %s crc|basic|bursts|host_port|dead_peer|old_version|faults|stale_retry|serial_pty\n",
            argv[0]);
     return 2;
 }
