@@ -21,6 +21,13 @@
 // refused (FAULT_HOST_ATOMIC): the host's CPU writes that memory without the fabric, so no
 // lock here could make the operation atomic.
 //
+// The unit's requests enter through a two-entry request register (a skid buffer): req_ready_o
+// is a flip-flop, so neither the port's translation-cache lookup nor the fabric's ready reaches
+// back into the unit's issue logic in the same cycle. On the full 85F design that loop (unit ->
+// lookup -> ready -> unit -> take -> pa_q) was the critical path, 16 of its 20 ns in routing
+// between the unit and the port (docs/cores.md). It costs one cycle of latency per request and
+// no throughput: a request is taken every cycle while the port accepts them.
+//
 // The MMU answers one translation in several cycles even on a TLB hit, so the adapter keeps
 // the last TC_ENTRIES pages it translated (frame, aperture, and which of read/write answered
 // without a fault). They are forgotten at every launch (clear_i): mappings cannot change while
@@ -74,6 +81,23 @@ module simt_mmu_port #(
 );
   `include "vmgpu_regs.vh"
 
+  // ---------------------------------------------------------------- request register
+  // s_*: the request the port works on (in_*); k_*: one more, taken while s_ was busy.
+  reg        s_v_q, k_v_q;
+  reg [31:0] s_va_q, k_va_q, s_wdata_q, k_wdata_q, s_cmp_q, k_cmp_q;
+  reg [2:0]  s_op_q, k_op_q;
+  reg [3:0]  s_be_q, k_be_q;
+  reg [4:0]  s_amo_q, k_amo_q;
+  wire        in_valid = s_v_q;
+  wire [31:0] in_va    = s_va_q;
+  wire [2:0]  in_op    = s_op_q;
+  wire [31:0] in_wdata = s_wdata_q;
+  wire [3:0]  in_be    = s_be_q;
+  wire [4:0]  in_amo   = s_amo_q;
+  wire [31:0] in_cmp   = s_cmp_q;
+  assign req_ready_o = !k_v_q;
+  wire acc = req_valid_i && !k_v_q;
+
   localparam integer TW = (TC_ENTRIES > 1) ? $clog2(TC_ENTRIES) : 1;
   localparam [TW-1:0] TW_ONE = 1;
 
@@ -110,8 +134,8 @@ module simt_mmu_port #(
 
   // Two lookups: the request being accepted (hit) and the one being translated (where its
   // translation goes).
-  wire        look_amo = (req_op_i == 3'd3);
-  wire        look_wr  = (req_op_i == 3'd1) || look_amo;
+  wire        look_amo = (in_op == 3'd3);
+  wire        look_wr  = (in_op == 3'd1) || look_amo;
   reg                  hit;
   reg  [19:0]          hit_frame;
   reg                  hit_host;
@@ -129,7 +153,7 @@ module simt_mmu_port #(
         same_any = 1'b1;
         same_idx = i[TW-1:0];
       end
-      if (tc_valid_q[i] && tc_vpn_q[i] == req_va_i[31:12] &&
+      if (tc_valid_q[i] && tc_vpn_q[i] == in_va[31:12] &&
           (look_wr ? tc_wr_q[i] : tc_rd_q[i])) begin
         hit = 1'b1;
         hit_frame = tc_frame_q[i];
@@ -147,7 +171,7 @@ module simt_mmu_port #(
                 ((state_q == S_AWR) && mem_wr_ready_i) ||
                 ((state_q == S_TRW) && tr_rsp_valid_i && tr_rsp_fault_i);
   wire read_hit = !look_wr && hit;
-  assign req_ready_o = !clear_i &&
+  wire in_ready = !clear_i &&
                        (((state_q == S_IDLE) && read_hit && rd_slot_free && (rd_out_q != RD_LIMIT)) ||
                         (((state_q == S_IDLE) || finish) && rd_none));
   assign lock_req_o     = (state_q == S_LOCK) || (state_q == S_ARW) || (state_q == S_ACALC) ||
@@ -169,12 +193,43 @@ module simt_mmu_port #(
   assign mem_wr_data_o  = wdata_q;
   assign mem_wr_be_o    = be_q;
 
-  wire take = req_valid_i && req_ready_o;
+  wire take = in_valid && in_ready;
   // The translation's page offset is the request's own.
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_pa = &{1'b0, tr_rsp_pa_i[11:0]};
   /* verilator lint_on UNUSEDSIGNAL */
   wire [TW-1:0] fill_idx = same_any ? same_idx : tc_victim_q;
+
+  always @(posedge clk_i) begin
+    if (!rst_ni) begin
+      s_v_q <= 1'b0;
+      k_v_q <= 1'b0;
+    end else if (!s_v_q || take) begin
+      s_v_q <= k_v_q || acc;
+      k_v_q <= 1'b0;
+    end else if (acc) begin
+      k_v_q <= 1'b1;
+    end
+  end
+  // The data registers need no reset: they are read only while their valid bit is set.
+  always @(posedge clk_i) begin
+    if (!s_v_q || take) begin
+      s_va_q    <= k_v_q ? k_va_q    : req_va_i;
+      s_op_q    <= k_v_q ? k_op_q    : req_op_i;
+      s_wdata_q <= k_v_q ? k_wdata_q : req_wdata_i;
+      s_be_q    <= k_v_q ? k_be_q    : req_be_i;
+      s_amo_q   <= k_v_q ? k_amo_q   : req_amo_i;
+      s_cmp_q   <= k_v_q ? k_cmp_q   : req_cmp_i;
+    end
+    if (!k_v_q) begin
+      k_va_q    <= req_va_i;
+      k_op_q    <= req_op_i;
+      k_wdata_q <= req_wdata_i;
+      k_be_q    <= req_be_i;
+      k_amo_q   <= req_amo_i;
+      k_cmp_q   <= req_cmp_i;
+    end
+  end
 
   always @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -296,16 +351,16 @@ module simt_mmu_port #(
       // A new request (in S_IDLE, or as the current one finishes: these assignments come
       // after the state's own and win).
       if (take) begin
-        va_q    <= req_va_i;
-        wdata_q <= req_wdata_i;
-        be_q    <= req_be_i;
+        va_q    <= in_va;
+        wdata_q <= in_wdata;
+        be_q    <= in_be;
         write_q <= look_wr;
         amo_q   <= look_amo;
-        amo_f5_q  <= req_amo_i;
-        amo_cmp_q <= req_cmp_i;
+        amo_f5_q  <= in_amo;
+        amo_cmp_q <= in_cmp;
         // An AMO on a kept host page is translated again, to be refused there.
         if (hit && !(look_amo && hit_host)) begin
-          pa_q   <= {hit_frame, req_va_i[11:0]};
+          pa_q   <= {hit_frame, in_va[11:0]};
           host_q <= hit_host;
           if (look_amo) begin
             state_q <= S_LOCK;
