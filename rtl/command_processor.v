@@ -425,14 +425,23 @@ module command_processor #(
   wire [31:0] next_head = (cmd_head_q + {22'd0, len_q, 2'b00} + 32'd4) & cur_mask;
 
   // Stop the running command on a fault: record why, drop any request, report it in S_FAULT.
+  // What is recorded is gathered in blocking temporaries (flt_*) through the cycle and written
+  // to the ring's fault registers at one place, after the case below: a dozen places wrote
+  // those six arrays before, and the Verilator model set up a delayed write for each of them in
+  // every cycle, the command processor's largest cost in an idle-device simulation
+  // (docs/cores.md). The temporaries are set before they are read on every path, so they are
+  // wires, not flops.
+  reg        flt_now;
+  reg [31:0] flt_va, flt_info, flt_next, flt_thread, flt_pc;
+  /* verilator lint_off BLKSEQ */
   task automatic raise_fault(input [3:0] reason, input [31:0] va, input wr);
     begin
-      fault_va_q[cur_q]   <= va;
-      fault_info_q[cur_q] <= {8'd0, op_q, asid_q[cur_q], 3'd0, wr, reason};
-      fault_cmd_q[cur_q]  <= cmd_head_q;
-      fault_next_q[cur_q] <= next_head;
-      fault_thread_q[cur_q] <= 32'd0;
-      fault_pc_q[cur_q]     <= 32'd0;
+      flt_now    = 1'b1;
+      flt_va     = va;
+      flt_info   = {8'd0, op_q, asid_q[cur_q], 3'd0, wr, reason};
+      flt_next   = next_head;
+      flt_thread = 32'd0;
+      flt_pc     = 32'd0;
       mem_rd_valid_o <= 1'b0;
       mem_wr_valid_o <= 1'b0;
       state_q <= S_FAULT;
@@ -440,6 +449,12 @@ module command_processor #(
   endtask
 
   always @(posedge clk_i) begin
+    flt_now    = 1'b0;
+    flt_va     = 32'd0;
+    flt_info   = 32'd0;
+    flt_next   = 32'd0;
+    flt_thread = 32'd0;
+    flt_pc     = 32'd0;
     if (!rst_ni) begin
       for (ri = 0; ri < N_RINGS; ri = ri + 1) begin
         base_q[ri] <= 0; size_q[ri] <= 0; head_q[ri] <= 0; tail_q[ri] <= 0; fence_q[ri] <= 0;
@@ -501,14 +516,12 @@ module command_processor #(
           end else if (!ring_ok_q[cur_q]) begin
             op_q <= OP_NOP; len_q <= 8'd0;
             state_q <= S_FAULT;
-            fault_va_q[cur_q] <= cmd_base_q;
-            fault_info_q[cur_q] <= {16'd0, asid_q[cur_q], 4'd0, FAULT_PHYS_RANGE};
-            fault_cmd_q[cur_q] <= cmd_head_q;
-            fault_thread_q[cur_q] <= 32'd0;
-            fault_pc_q[cur_q] <= 32'd0;
+            flt_now    = 1'b1;
+            flt_va     = cmd_base_q;
+            flt_info   = {16'd0, asid_q[cur_q], 4'd0, FAULT_PHYS_RANGE};
             // No command was read: SKIP leaves HEAD here (it used to move HEAD to whatever an
             // earlier fault of this ring had left in FAULT_NEXT).
-            fault_next_q[cur_q] <= cmd_head_q;
+            flt_next   = cmd_head_q;
           end else begin
             mem_rd_valid_o <= 1'b1;
             mem_rd_addr_o  <= cmd_base_q + cmd_head_q;
@@ -539,7 +552,7 @@ module command_processor #(
           if (!hdr_ok_q || hdr_short) begin
             raise_fault(FAULT_BAD_COMMAND, cur_base + cmd_head_q, 1'b0);
             // SKIP past a truncated command stops at TAIL instead of running into stale words.
-            fault_next_q[cur_q] <= hdr_short ? tail_q[cur_q] : (cmd_head_q + need) & cur_mask;
+            flt_next = hdr_short ? tail_q[cur_q] : (cmd_head_q + need) & cur_mask;
           end else if (op_q == OP_NOP) begin
             state_q <= S_DONE;
           end else begin
@@ -643,7 +656,7 @@ module command_processor #(
               if (prog_bad) begin
                 raise_fault(FAULT_BAD_COMMAND, cur_base + cmd_head_q, 1'b0);
                 if (SIMT_SLOTS != 0)
-                  fault_thread_q[cur_q] <= {1'b1, 13'd0, SIMT_ACCESS_INSTR, 16'd0};
+                  flt_thread = {1'b1, 13'd0, SIMT_ACCESS_INSTR, 16'd0};
               end else begin
                 simt_start_o <= 1'b1;
                 state_q <= S_ENGINE;
@@ -735,9 +748,9 @@ module command_processor #(
             if (simt_fault_i) begin
               raise_fault(simt_fault_reason_i, simt_fault_va_i,
                           simt_fault_access_i == SIMT_ACCESS_WRITE);
-              fault_thread_q[cur_q] <= {1'b1, 13'd0, simt_fault_access_i, simt_fault_warp_i,
-                                        simt_fault_lane_i};
-              fault_pc_q[cur_q] <= simt_fault_pc_i;
+              flt_thread = {1'b1, 13'd0, simt_fault_access_i, simt_fault_warp_i,
+                            simt_fault_lane_i};
+              flt_pc     = simt_fault_pc_i;
             end else state_q <= S_DONE;
           end
         end
@@ -756,6 +769,17 @@ module command_processor #(
 
         default: state_q <= S_IDLE;
       endcase
+      /* verilator lint_on BLKSEQ */
+
+      // The fault recorded in this cycle, if any (see raise_fault).
+      if (flt_now) begin
+        fault_va_q[cur_q]     <= flt_va;
+        fault_info_q[cur_q]   <= flt_info;
+        fault_cmd_q[cur_q]    <= cmd_head_q;
+        fault_next_q[cur_q]   <= flt_next;
+        fault_thread_q[cur_q] <= flt_thread;
+        fault_pc_q[cur_q]     <= flt_pc;
+      end
 
       // Ring register writes from the CSR port (after the sequencer: software wins).
       if (reg_we_i && {30'd0, reg_ring_i} < N_RINGS) begin
