@@ -2,7 +2,7 @@
  * CUDA kernels from PTX on the SIMT unit (docs/cuda.md "Modules and launches"), the checks the
  * NVIDIA probe (probe/kernel_probe.c) cannot make: results against a C reference, device memory
  * unchanged by every refused call (cuMemGetInfo: the core's physical allocator), module and
- * context memory given back, and the trace. One ctest per case: results, state, trace.
+ * context memory given back, and the trace. One ctest per case: results, state, trace, trace_fault, sregs, warp32.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -361,13 +361,58 @@ static void case_trace_fault(void)
     free(ptx);
 }
 
+/* A kernel with warp shuffles (warpsum.ptx: each warp's 32 inputs added with shfl.sync.down).
+ * want "run": the unit's warps are 32 lanes wide, the sums are checked against C. want
+ * "refused": they are narrower (the board's unit), so the load answers CUDA_ERROR_NOT_SUPPORTED
+ * with a log naming the instructions and the warp width, and leaves no module and no memory
+ * behind. */
+static void case_warp32(const char *want)
+{
+    int refused = want && !strcmp(want, "refused");
+    CHECK(want && (refused || !strcmp(want, "run")), "warp32 needs run or refused, got %s", want ? want : "nothing");
+    buffers();
+    cuCtxSynchronize();
+    size_t before = free_mem();
+    char log[512] = "";
+    CUjit_option o[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *v[2] = {log, (void *)(size_t)sizeof log};
+    CUmodule m = (CUmodule)(size_t)0x5a5a;
+    CUfunction f;
+    CUresult r = cuModuleLoadDataEx(&m, fixture("ptx/fixtures/warpsum.ptx"), 2, o, v);
+    if (refused) {
+        EXPECT(r, CUDA_ERROR_NOT_SUPPORTED);
+        CHECK(strstr(log, "warpsum") && strstr(log, "shfl") && strstr(log, "32 lanes"),
+              "the log names the kernel, shfl and the 32 lanes: %s", log);
+        CHECK(free_mem() == before, "a refused load kept device memory: %zu -> %zu", before, free_mem());
+        printf("warp32: refused as wanted: %s\n", log);
+        return;
+    }
+    EXPECT(r, CUDA_SUCCESS);
+    if (r != CUDA_SUCCESS) return;
+    EXPECT(cuModuleGetFunction(&f, m, "warpsum"), CUDA_SUCCESS);
+    void *args[] = {&da, &dc};
+    cuMemsetD32(dc, 0xffffffffu, N);
+    /* 256 inputs: 4 blocks of 64 threads, 8 warps */
+    EXPECT(cuLaunchKernel(f, 4, 1, 1, 64, 1, 1, 0, NULL, args, NULL), CUDA_SUCCESS);
+    EXPECT(cuCtxSynchronize(), CUDA_SUCCESS);
+    cuMemcpyDtoH(hc, dc, sizeof hc);
+    for (int w = 0; w < 8; w++) {
+        int sum = 0;
+        for (int t = 0; t < 32; t++) sum = (int)((unsigned)sum + (unsigned)ha[w * 32 + t]);
+        CHECK(hc[w] == sum, "warp %d: %d, want %d", w, hc[w], sum);
+    }
+    CHECK(hc[8] == -1, "a ninth word was written");
+    EXPECT(cuModuleUnload(m), CUDA_SUCCESS);
+    printf("warp32: 8 warp sums right\n");
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     CUdevice dev;
     CUcontext c;
     if (argc < 2 || cuInit(0) || cuDeviceGet(&dev, 0) || cuCtxCreate(&c, NULL, 0, dev)) {
-        printf("usage: cuda_kernels results|state|trace|trace_fault|sregs (and a device)\n");
+        printf("usage: cuda_kernels results|state|trace|trace_fault|sregs|warp32 run|refused (and a device)\n");
         return 2;
     }
     if (!strcmp(argv[1], "results")) case_results();
@@ -375,6 +420,7 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[1], "trace")) case_trace();
     else if (!strcmp(argv[1], "trace_fault")) case_trace_fault();
     else if (!strcmp(argv[1], "sregs")) case_sregs();
+    else if (!strcmp(argv[1], "warp32")) case_warp32(argc > 2 ? argv[2] : NULL);
     else return 2;
     printf("%s: %d failures\n", argv[1], failures);
     return failures != 0;

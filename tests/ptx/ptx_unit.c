@@ -155,7 +155,8 @@ int main(int argc, char **argv) {
       {"atomics.ptx", "histo", 4, 0},   {"saxpy_f32.ptx", "saxpy", 4, 0},
       {"reduce_f32.ptx", "reduce_f32", 4, 256}, {"fcmp_f32.ptx", "fcmp_f32", 4, 0},
       {"fcvt_f32.ptx", "fcvt_f32", 4, 0}, {"fdiv_f32.ptx", "fdiv_f32", 4, 0},
-      {"fmath_f32.ptx", "fmath_f32", 4, 0}, {"fmath_fast_f32.ptx", "fmath_fast_f32", 4, 0}};
+      {"fmath_f32.ptx", "fmath_f32", 4, 0}, {"fmath_fast_f32.ptx", "fmath_fast_f32", 4, 0},
+      {"warpsum.ptx", "warpsum", 2, 0}};
   for (size_t i = 0; i < sizeof kOk / sizeof kOk[0]; ++i) {
     ptx_module *m = translate_ok(dir, kOk[i].file, kOk[i].kernel);
     if (!m) continue;
@@ -165,6 +166,8 @@ int main(int argc, char **argv) {
       CHECK(k->shared_bytes == kOk[i].shared, "%s: %u bytes shared", kOk[i].file, k->shared_bytes);
       int atomics = strcmp(kOk[i].kernel, "histo") == 0;
       CHECK(!!(k->flags & PTX_KERNEL_NEEDS_ATOMICS) == atomics, "%s: needs-atomics flag", kOk[i].file);
+      int warp32 = strcmp(kOk[i].kernel, "warpsum") == 0;
+      CHECK(!!(k->flags & PTX_KERNEL_NEEDS_WARP32) == warp32, "%s: needs-warp32 flag", kOk[i].file);
       // pointer parameters are 8 bytes at 8-byte offsets (saxpy's first one is the float a)
       uint32_t size0 = strcmp(kOk[i].kernel, "saxpy") == 0 ? 4 : 8;
       CHECK(k->params[0].size == size0 && k->params[0].offset == 0, "%s: first parameter", kOk[i].file);
