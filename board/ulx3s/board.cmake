@@ -39,6 +39,18 @@ function(vmgpu_board_param_value var list name)
   set(${var} ${v} PARENT_SCOPE)
 endfunction()
 
+# vmgpu_board_simt_lanes(<out var>): the lanes of the SIMT unit the board's bitstream
+# (VMGPU_ECP5_PART) is built with, 0 without one (ulx3s_top.v's default): the tests that need
+# the unit over sim-board are registered by it.
+function(vmgpu_board_simt_lanes var)
+  vmgpu_board_params(p ${VMGPU_ECP5_PART})
+  vmgpu_board_param_value(v "${p}" SIMT_LANES)
+  if(v STREQUAL "")
+    set(v 0)
+  endif()
+  set(${var} ${v} PARENT_SCOPE)
+endfunction()
+
 # sim-board's Verilator top (sim_board_top.v) and the list of its parameter names
 # (sim_board_params.h), from ulx3s_top.v; re-made whenever ulx3s_top.v changes.
 set(VMGPU_SIM_BOARD_GEN_DIR ${CMAKE_BINARY_DIR}/board/ulx3s/sim_board)
