@@ -364,8 +364,7 @@ static void case_trace_fault(void)
 /* A kernel with warp shuffles (warpsum.ptx: each warp's 32 inputs added with shfl.sync.down).
  * want "run": the unit's warps are 32 lanes wide, the sums are checked against C. want
  * "refused": they are narrower (the board's unit), so the load answers CUDA_ERROR_NOT_SUPPORTED
- * with a log naming the instructions and the warp width, and leaves no module and no memory
- * behind. */
+ * with a log naming the instructions and the warp width, and keeps no device memory. */
 static void case_warp32(const char *want)
 {
     int refused = want && !strcmp(want, "refused");
@@ -376,7 +375,7 @@ static void case_warp32(const char *want)
     char log[512] = "";
     CUjit_option o[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *v[2] = {log, (void *)(size_t)sizeof log};
-    CUmodule m = (CUmodule)(size_t)0x5a5a;
+    CUmodule m;
     CUfunction f;
     CUresult r = cuModuleLoadDataEx(&m, fixture("ptx/fixtures/warpsum.ptx"), 2, o, v);
     if (refused) {
