@@ -215,15 +215,23 @@ module mem_fabric #(
   reg [MW-1:0] drd_sel_d, dwr_sel_d, hst_sel_d;
   reg [MW:0]   pick_drd, pick_dwr, pick_hwr, pick_hrd;
 
-  // Round robin: the first set bit of v after position last, wrapping; {found, index}.
+  // Round robin: the first set bit of v after position last, wrapping; {found, index}. Written
+  // as "the lowest set bit above last, else the lowest set bit" so that it unrolls into a
+  // priority encoder over constant compares: computing (last + k) mod NM with integer
+  // arithmetic made synthesis build 32-bit carry chains and index muxes here, the 85F's
+  // critical path (hst_sel_q to the next grant, 21 ns).
   function automatic [MW:0] rr_pick(input [NM-1:0] v, input [MW-1:0] last);
-    integer k, idx;
+    integer j;
+    reg [MW-1:0] jj;
     begin
       rr_pick = {1'b0, {MW{1'b0}}};
-      for (k = NM; k >= 1; k = k - 1) begin
-        idx = {{(32-MW){1'b0}}, last} + k;
-        if (idx >= NM) idx = idx - NM;
-        if (v[idx]) rr_pick = {1'b1, idx[MW-1:0]};
+      for (j = NM - 1; j >= 0; j = j - 1) begin
+        jj = j[MW-1:0];
+        if (v[j]) rr_pick = {1'b1, jj};
+      end
+      for (j = NM - 1; j >= 0; j = j - 1) begin
+        jj = j[MW-1:0];
+        if (v[j] && jj > last) rr_pick = {1'b1, jj};
       end
     end
   endfunction

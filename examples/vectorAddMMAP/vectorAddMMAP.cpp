@@ -174,7 +174,7 @@ static bool loadKernel(const char *ptxPath, CUdevice cuDevice, CUmodule *module,
         cuGetErrorName(loaded, &name);
         std::printf("  cuModuleLoadDataEx(%s): %s\n    JIT error log: %s\n", ptxPath, name ? name : "?",
                     errorLog[0] ? errorLog : "(empty)");
-        if (loaded == CUDA_ERROR_NOT_SUPPORTED && std::strstr(errorLog, ".f32"))
+        if (loaded == CUDA_ERROR_NOT_SUPPORTED && std::strstr(errorLog, "F extension"))
             std::printf("  -> the kernel adds floats: the device needs f32 arithmetic (the SIMT unit's F "
                         "extension)\n");
     }

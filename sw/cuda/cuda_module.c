@@ -422,6 +422,12 @@ static CUresult translate(struct CUmod_st *m, const char *text, cu_jit_opts *jo)
                           p->kernels[i].name, g_info.simt_lanes);
             return CUDA_ERROR_NOT_SUPPORTED;
         }
+    for (uint32_t i = 0; i < p->num_kernels; i++)
+        if ((p->kernels[i].flags & PTX_KERNEL_NEEDS_F) && !(g_info.simt_isa & VMGPU_SIMT_ISA_F)) {
+            jit_log_error(jo, "ptx input, kernel %s; error   : f32 arithmetic needs the unit's F extension, "
+                              "which this device's unit does not have (CAPS.SIMT_F is 0)", p->kernels[i].name);
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
     cu_trace("module: PTX %d.%d for %s translated in %.3f ms: %u kernels, %u bytes of RV32 code",
              p->ptx_version_major, p->ptx_version_minor, p->target, ms, p->num_kernels, p->code_bytes);
     jit_done(jo, ms);

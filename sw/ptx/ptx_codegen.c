@@ -2600,6 +2600,18 @@ static void record_lines(ptx_ctx *c, const kernel_ir *k, const int *insn_at, uin
     if (k->insns[i].label < 0) add_line(c, entry + 4u * (uint32_t)insn_at[i], k->insns[i].line);
 }
 
+// Whether any word is an F-extension instruction: LOAD-FP/STORE-FP of a word, the four fused
+// multiply-add opcodes, OP-FP. (A unit without F takes them as illegal instructions.)
+static int code_has_f(const uint32_t *w, int n) {
+  for (int i = 0; i < n; ++i) {
+    uint32_t opc = w[i] & 0x7Fu, f3 = (w[i] >> 12) & 7u;
+    if (((opc == 0x07 || opc == 0x27) && f3 == 2) || opc == RV_FMADD || opc == RV_FMSUB ||
+        opc == RV_FNMSUB || opc == RV_FNMADD || opc == 0x53)
+      return 1;
+  }
+  return 0;
+}
+
 void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out) {
   cg g;
   memset(&g, 0, sizeof g);
@@ -2673,6 +2685,7 @@ void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out) {
   g.relocs = NULL;  // c->tmp[3], freed below
   c->code_bytes += bytes;
   out->flags = g.flags | (k->has_dynamic_shared ? PTX_KERNEL_DYNAMIC_SHARED : 0);
+  if (g.uses_f || code_has_f(g.buf, g.n)) out->flags |= PTX_KERNEL_NEEDS_F;
   out->shared_bytes = k->has_dynamic_shared ? ((c->shared_bytes + 15u) & ~15u) : g.shared_end;
   out->stack_bytes = g.frame;
   for (int i = 0; i < 4; ++i) {

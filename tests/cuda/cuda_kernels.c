@@ -2,8 +2,9 @@
  * CUDA kernels from PTX on the SIMT unit (docs/cuda.md "Modules and launches"), the checks the
  * NVIDIA probe (probe/kernel_probe.c) cannot make: results against a C reference, device memory
  * unchanged by every refused call (cuMemGetInfo: the core's physical allocator), module and
- * context memory given back, and the trace. One ctest per case: results, state, trace, trace_fault, sregs, warp32.
+ * context memory given back, and the trace. One ctest per case: results, state, trace, trace_fault, sregs, warp32, f32.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -405,13 +406,61 @@ static void case_warp32(const char *want)
     printf("warp32: 8 warp sums right\n");
 }
 
+/* saxpy in f32 (fma.rn.f32), where the unit has the F extension: bit for bit C's fmaf; where it
+ * has none (the board's integer unit): refused at load, naming the kernel and F. */
+static void case_f32(const char *want)
+{
+    int refused = want && !strcmp(want, "refused");
+    CHECK(want && (refused || !strcmp(want, "run")), "f32 needs run or refused, got %s", want ? want : "nothing");
+    buffers();
+    cuCtxSynchronize();
+    size_t before = free_mem();
+    char log[512] = "";
+    CUjit_option o[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *v[2] = {log, (void *)(size_t)sizeof log};
+    CUmodule m;
+    CUfunction f;
+    CUresult r = cuModuleLoadDataEx(&m, fixture("ptx/fixtures/saxpy_f32.ptx"), 2, o, v);
+    if (refused) {
+        EXPECT(r, CUDA_ERROR_NOT_SUPPORTED);
+        CHECK(strstr(log, "saxpy") && strstr(log, "F extension"), "the log names the kernel and F: %s", log);
+        CHECK(free_mem() == before, "a refused load kept device memory: %zu -> %zu", before, free_mem());
+        printf("f32: refused as wanted: %s\n", log);
+        return;
+    }
+    EXPECT(r, CUDA_SUCCESS);
+    if (r != CUDA_SUCCESS) return;
+    EXPECT(cuModuleGetFunction(&f, m, "saxpy"), CUDA_SUCCESS);
+    static float x[N], y[N], want_y[N], got[N];
+    float a = -1.375f;
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)ha[i] / 3.0f;
+        y[i] = (float)hb[i] * 0.0625f + 1e-3f * (float)i;
+        want_y[i] = fmaf(a, x[i], y[i]);
+    }
+    cuMemcpyHtoD(da, x, sizeof x);
+    cuMemcpyHtoD(db, y, sizeof y);
+    unsigned n = N;
+    void *args[] = {&a, &da, &db, &n};
+    EXPECT(cuLaunchKernel(f, (N + 63) / 64, 1, 1, 64, 1, 1, 0, NULL, args, NULL), CUDA_SUCCESS);
+    EXPECT(cuCtxSynchronize(), CUDA_SUCCESS);
+    cuMemcpyDtoH(got, db, sizeof got);
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        if (memcmp(&got[i], &want_y[i], 4) && bad++ < 4)
+            CHECK(0, "y[%d] = %a, fmaf gives %a", i, (double)got[i], (double)want_y[i]);
+    CHECK(bad == 0, "%d of %d results differ from fmaf", bad, N);
+    EXPECT(cuModuleUnload(m), CUDA_SUCCESS);
+    printf("f32: %d saxpy results bit for bit fmaf\n", N - bad);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     CUdevice dev;
     CUcontext c;
     if (argc < 2 || cuInit(0) || cuDeviceGet(&dev, 0) || cuCtxCreate(&c, NULL, 0, dev)) {
-        printf("usage: cuda_kernels results|state|trace|trace_fault|sregs|warp32 run|refused (and a device)\n");
+        printf("usage: cuda_kernels results|state|trace|trace_fault|sregs|warp32 run|refused|f32 run|refused (and a device)\n");
         return 2;
     }
     if (!strcmp(argv[1], "results")) case_results();
@@ -420,6 +469,7 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[1], "trace_fault")) case_trace_fault();
     else if (!strcmp(argv[1], "sregs")) case_sregs();
     else if (!strcmp(argv[1], "warp32")) case_warp32(argc > 2 ? argv[2] : NULL);
+    else if (!strcmp(argv[1], "f32")) case_f32(argc > 2 ? argv[2] : NULL);
     else return 2;
     printf("%s: %d failures\n", argv[1], failures);
     return failures != 0;

@@ -168,6 +168,9 @@ int main(int argc, char **argv) {
       CHECK(!!(k->flags & PTX_KERNEL_NEEDS_ATOMICS) == atomics, "%s: needs-atomics flag", kOk[i].file);
       int warp32 = strcmp(kOk[i].kernel, "warpsum") == 0;
       CHECK(!!(k->flags & PTX_KERNEL_NEEDS_WARP32) == warp32, "%s: needs-warp32 flag", kOk[i].file);
+      // every f32 fixture (and only they) needs the unit's F extension
+      int f32 = strstr(kOk[i].file, "_f32") != NULL;
+      CHECK(!!(k->flags & PTX_KERNEL_NEEDS_F) == f32, "%s: needs-F flag", kOk[i].file);
       // pointer parameters are 8 bytes at 8-byte offsets (saxpy's first one is the float a)
       uint32_t size0 = strcmp(kOk[i].kernel, "saxpy") == 0 ? 4 : 8;
       CHECK(k->params[0].size == size0 && k->params[0].offset == 0, "%s: first parameter", kOk[i].file);

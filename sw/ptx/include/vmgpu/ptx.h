@@ -45,6 +45,8 @@ enum {
   PTX_KERNEL_NEEDS_WARP32 = 1u << 2,   // uses shfl/vote/activemask/bar.warp: needs the unit's
                                        // warps to be 32 lanes (a CUDA warp in lockstep) and a
                                        // word of shared memory per thread at its top
+  PTX_KERNEL_NEEDS_F = 1u << 3,        // has f32 registers or emits F instructions (flw/fsw,
+                                       // OP-FP, the fused ops): needs the unit's F extension
 };
 
 typedef struct ptx_kernel {
