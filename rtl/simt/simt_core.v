@@ -42,7 +42,9 @@ module simt_core #(
   parameter integer F_EXT = 1,                     // 1: the F extension (simt_fpu per lane)
   parameter integer F_DIV = 1,                     // 1 (with F_EXT): fdiv.s, fsqrt.s (simt_fdiv)
   parameter integer SCHED_REG = 0,                 // 1: a register between picking the warp and
-                                                   // taking its lowest PC (one more barrel stage)
+                                                   // taking its lowest PC (one more barrel stage),
+                                                   // and the block-end and drain decisions
+                                                   // registered (each a cycle later)
   parameter integer EXEC_REG = 0                   // 1: the lanes' results registered before S3
                                                    // acts on them (one more barrel stage); 2: and
                                                    // the register files' outputs before the
@@ -927,6 +929,16 @@ module simt_core #(
   // after a fault: the pipeline empty and every request the port took answered
   wire drained = !s0_v_q && !s1_v_q && !s2_v_q && !xo_v_q && !xe_v_q && !s3_v_q && lsu_quiet && !fpu_v_q;
   assign busy_o = (phase_q != PH_IDLE);
+  // With SCHED_REG the launch sequencer acts on block_end and drained as they were a cycle
+  // earlier (the full 85F's critical path ran from the divider's state through block_end to the
+  // sequencer's enables, 20.8 ns). Both stay true once true: block_end means no thread left and
+  // nothing in flight, so nothing can issue; drained_q is taken only while halt_q already held in
+  // the cycle it was computed, so no instruction issued in that cycle either. block_end_q is
+  // also only taken from a PH_RUN cycle, so the cycle after a block's INIT never sees the
+  // previous block's end.
+  reg block_end_q, drained_q;
+  wire block_end_now = (SCHED_REG != 0) ? block_end_q : block_end;
+  wire drained_now   = (SCHED_REG != 0) ? drained_q : drained;
 
   reg [LANES-1:0] popc_src;
   reg [LW:0]      popc;
@@ -970,6 +982,8 @@ module simt_core #(
       halt_q <= 1'b0;
       done_o <= 1'b0;
       fault_o <= 1'b0;
+      block_end_q <= 1'b0;
+      drained_q <= 1'b0;
       s0_v_q <= 1'b0;
       xo_v_q <= 1'b0;
       xe_v_q <= 1'b0;
@@ -996,6 +1010,8 @@ module simt_core #(
       cycle_q <= 32'd0;
     end else begin
       done_o <= 1'b0;
+      block_end_q <= (phase_q == PH_RUN) && !halt_q && block_end;
+      drained_q   <= (phase_q == PH_RUN) && halt_q && drained;
       cycle_q <= cycle_q + 32'd1;
       if (busy_o) perf_cycles_o <= perf_cycles_o + 32'd1;
 
@@ -1064,8 +1080,8 @@ module simt_core #(
         end
         PH_RUN: begin
           if (halt_q) begin
-            if (drained) phase_q <= PH_DONE;
-          end else if (block_end) begin
+            if (drained_now) phase_q <= PH_DONE;
+          end else if (block_end_now) begin
             if (last_block) begin
               phase_q <= PH_DONE;
             end else begin
