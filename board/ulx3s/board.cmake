@@ -51,6 +51,27 @@ function(vmgpu_board_simt_lanes var)
   set(${var} ${v} PARENT_SCOPE)
 endfunction()
 
+# vmgpu_sdram_sim_params(<out var>): the bitstream's parameters (VMGPU_ECP5_PART) that
+# sim/vmgpu_sdram_top.v has too, as NAME=VALUE: the in-process model's SDRAM configuration is
+# built with them (-G) so that it is the board's device (ctest sim_sdram_params checks it).
+function(vmgpu_sdram_sim_params var)
+  file(STRINGS ${CMAKE_SOURCE_DIR}/sim/vmgpu_sdram_top.v decls REGEX "^ *parameter integer [A-Z_0-9]+ *=")
+  set(names "")
+  foreach(d ${decls})
+    string(REGEX REPLACE "^ *parameter integer ([A-Z_0-9]+).*" "\\1" n "${d}")
+    list(APPEND names ${n})
+  endforeach()
+  vmgpu_board_params(p ${VMGPU_ECP5_PART})
+  set(out "")
+  foreach(kv ${p})
+    string(REGEX REPLACE "=.*" "" n "${kv}")
+    if(n IN_LIST names)
+      list(APPEND out ${kv})
+    endif()
+  endforeach()
+  set(${var} ${out} PARENT_SCOPE)
+endfunction()
+
 # sim-board's Verilator top (sim_board_top.v) and the list of its parameter names
 # (sim_board_params.h), from ulx3s_top.v; re-made whenever ulx3s_top.v changes.
 set(VMGPU_SIM_BOARD_GEN_DIR ${CMAKE_BINARY_DIR}/board/ulx3s/sim_board)
