@@ -12,9 +12,9 @@ phase() { echo "test.sh: $1 took $((SECONDS - t0)) s (total $SECONDS s)" >&2; t0
 scripts/setup.sh
 phase set-up
 # -DVMGPU_BITSTREAM_TESTS=ON: the run also synthesises, places, routes and times the ULX3S
-# bitstream for the default part (85F) and the 25F (ctests bitstream_85f, bitstream_25f: 5-10
-# minutes each per placement seed on two cores, up to three seeds); each fails when the design
-# misses 50 MHz. VMGPU_BITSTREAM_PARTS="25F" (say) builds fewer.
+# bitstream for the default part (85F, with the SIMT unit: about 25 minutes of one core) and the
+# 25F (about 10), ctests bitstream_85f and bitstream_25f; each tries up to three placement seeds
+# and fails when the design misses 50 MHz. VMGPU_BITSTREAM_PARTS="25F" (say) builds fewer.
 cmake -S . -B "$build" -DVMGPU_BITSTREAM_TESTS=ON -DVMGPU_BITSTREAM_PARTS="${VMGPU_BITSTREAM_PARTS:-85F;25F}"
 cmake --build "$build" -j"$(nproc)"
 phase "configure and build"

@@ -14,11 +14,13 @@ if(NOT VMGPU_BOARD_SDRAM_BYTES MATCHES "^(33554432|67108864)$")
   message(FATAL_ERROR "VMGPU_BOARD_SDRAM_BYTES must be 33554432 or 67108864 (got '${VMGPU_BOARD_SDRAM_BYTES}')")
 endif()
 # VMGPU_ECP5_PARAMS_<part> (top-level parameters, NAME=VALUE) trim or grow a part's design, e.g.
-# GFX_ENGINE=0 TLB_ENTRIES=8 for a 25F that needs room for something else, or
-# SIMT_LANES=4;SIMT_WARPS=8 for an 85F with the SIMT unit (docs/cores.md: it does not meet the
-# 50 MHz clock yet, and place and route takes about 45 minutes instead of 10). sim-board follows.
+# GFX_ENGINE=0 TLB_ENTRIES=8 for a 25F that needs room for something else. The 85F carries the
+# SIMT unit, 4 lanes x 8 warps, integer (RV32IMA; docs/cores.md); the 25F has no room for it.
+# -DVMGPU_ECP5_PARAMS_85F="" builds the 85F without it (place and route about 10 minutes
+# instead of 25). sim-board follows.
 set(VMGPU_ECP5_PARAMS_25F "" CACHE STRING "ulx3s_top parameter overrides for the 25F (NAME=VALUE;...)")
-set(VMGPU_ECP5_PARAMS_85F "" CACHE STRING "ulx3s_top parameter overrides for the 85F (NAME=VALUE;...)")
+set(VMGPU_ECP5_PARAMS_85F "SIMT_LANES=4;SIMT_WARPS=8" CACHE STRING
+    "ulx3s_top parameter overrides for the 85F (NAME=VALUE;...)")
 
 # vmgpu_board_params(<out var> <part>): the ulx3s_top parameters the bitstream of <part> is built
 # with (NAME=VALUE list); every other parameter keeps ulx3s_top.v's default. The clock and the
