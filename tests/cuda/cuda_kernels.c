@@ -362,33 +362,44 @@ static void case_trace_fault(void)
     free(ptx);
 }
 
-/* A kernel with warp shuffles (warpsum.ptx: each warp's 32 inputs added with shfl.sync.down).
- * want "run": the unit's warps are 32 lanes wide, the sums are checked against C. want
- * "refused": they are narrower (the board's unit), so the load answers CUDA_ERROR_NOT_SUPPORTED
- * with a log naming the instructions and the warp width, and keeps no device memory. */
-static void case_warp32(const char *want)
+/* The load of a kernel that runs only where the unit has some feature: want "run" loads the
+ * fixture and returns 1 (the caller runs and checks the kernel); want "refused" checks that the
+ * load answers CUDA_ERROR_NOT_SUPPORTED with a JIT log holding every string of `names` (NULL
+ * ended) and keeps no device memory, prints "<name>: refused as wanted" and returns 0. */
+static int load_run_or_refused(const char *name, const char *want, const char *path, const char *const *names,
+                               CUmodule *m)
 {
     int refused = want && !strcmp(want, "refused");
-    CHECK(want && (refused || !strcmp(want, "run")), "warp32 needs run or refused, got %s", want ? want : "nothing");
+    CHECK(want && (refused || !strcmp(want, "run")), "%s needs run or refused, got %s", name, want ? want : "nothing");
     buffers();
     cuCtxSynchronize();
     size_t before = free_mem();
     char log[512] = "";
     CUjit_option o[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *v[2] = {log, (void *)(size_t)sizeof log};
-    CUmodule m;
-    CUfunction f;
-    CUresult r = cuModuleLoadDataEx(&m, fixture("ptx/fixtures/warpsum.ptx"), 2, o, v);
+    CUresult r = cuModuleLoadDataEx(m, fixture(path), 2, o, v);
     if (refused) {
         EXPECT(r, CUDA_ERROR_NOT_SUPPORTED);
-        CHECK(strstr(log, "warpsum") && strstr(log, "shfl") && strstr(log, "32 lanes"),
-              "the log names the kernel, shfl and the 32 lanes: %s", log);
+        for (const char *const *n = names; *n; n++)
+            CHECK(strstr(log, *n), "the log names %s: %s", *n, log);
         CHECK(free_mem() == before, "a refused load kept device memory: %zu -> %zu", before, free_mem());
-        printf("warp32: refused as wanted: %s\n", log);
-        return;
+        printf("%s: refused as wanted: %s\n", name, log);
+        return 0;
     }
     EXPECT(r, CUDA_SUCCESS);
-    if (r != CUDA_SUCCESS) return;
+    return r == CUDA_SUCCESS;
+}
+
+/* A kernel with warp shuffles (warpsum.ptx: each warp's 32 inputs added with shfl.sync.down).
+ * want "run": the unit's warps are 32 lanes wide, the sums are checked against C. want
+ * "refused": they are narrower (the board's unit), so the load answers CUDA_ERROR_NOT_SUPPORTED
+ * with a log naming the instructions and the warp width, and keeps no device memory. */
+static void case_warp32(const char *want)
+{
+    static const char *const names[] = {"warpsum", "shfl", "32 lanes", NULL};
+    CUmodule m;
+    CUfunction f;
+    if (!load_run_or_refused("warp32", want, "ptx/fixtures/warpsum.ptx", names, &m)) return;
     EXPECT(cuModuleGetFunction(&f, m, "warpsum"), CUDA_SUCCESS);
     void *args[] = {&da, &dc};
     cuMemsetD32(dc, 0xffffffffu, N);
@@ -410,26 +421,10 @@ static void case_warp32(const char *want)
  * has none (the board's integer unit): refused at load, naming the kernel and F. */
 static void case_f32(const char *want)
 {
-    int refused = want && !strcmp(want, "refused");
-    CHECK(want && (refused || !strcmp(want, "run")), "f32 needs run or refused, got %s", want ? want : "nothing");
-    buffers();
-    cuCtxSynchronize();
-    size_t before = free_mem();
-    char log[512] = "";
-    CUjit_option o[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *v[2] = {log, (void *)(size_t)sizeof log};
+    static const char *const names[] = {"saxpy", "F extension", NULL};
     CUmodule m;
     CUfunction f;
-    CUresult r = cuModuleLoadDataEx(&m, fixture("ptx/fixtures/saxpy_f32.ptx"), 2, o, v);
-    if (refused) {
-        EXPECT(r, CUDA_ERROR_NOT_SUPPORTED);
-        CHECK(strstr(log, "saxpy") && strstr(log, "F extension"), "the log names the kernel and F: %s", log);
-        CHECK(free_mem() == before, "a refused load kept device memory: %zu -> %zu", before, free_mem());
-        printf("f32: refused as wanted: %s\n", log);
-        return;
-    }
-    EXPECT(r, CUDA_SUCCESS);
-    if (r != CUDA_SUCCESS) return;
+    if (!load_run_or_refused("f32", want, "ptx/fixtures/saxpy_f32.ptx", names, &m)) return;
     EXPECT(cuModuleGetFunction(&f, m, "saxpy"), CUDA_SUCCESS);
     static float x[N], y[N], want_y[N], got[N];
     float a = -1.375f;
