@@ -40,6 +40,13 @@ static const char k_builtins[] = {
 #include "vmgpu_cl_builtins.inc"
     , 0};
 
+/* Float arithmetic in software (vmgpu_softfloat.c, embedded at build time): compiled with the
+ * program's target flags and linked in when the target has no F extension, so that clang's
+ * calls to __addsf3, fmaf, sqrtf and the rest resolve (docs/opencl.md). */
+static const char k_softfloat[] = {
+#include "vmgpu_softfloat.inc"
+    , 0};
+
 /* The target's ISA. Base RV32IM; A and F are added when the unit reports them
  * (vmgpu_dev_info.simt_isa). VMGPU_CL_MARCH overrides the whole string (one switch). */
 #define VCC_MARCH_BASE "rv32im"
@@ -182,6 +189,16 @@ const char *vcc_march(void)
     snprintf(buf, sizeof buf, "%s%s%s", VCC_MARCH_BASE, (vcl_info.simt_isa & VMGPU_SIMT_ISA_A) ? "a" : "",
              (vcl_info.simt_isa & VMGPU_SIMT_ISA_F) ? "f" : "");
     return buf;
+}
+
+/* Whether the target has the F extension: a letter f among the extensions after "rv32i" */
+int vcc_target_has_f(void)
+{
+    const char *m = vcc_march();
+    if (strncmp(m, "rv32", 4)) return 0;
+    for (const char *p = m + 4; *p && *p != '_'; p++)
+        if (*p == 'f' || *p == 'g') return 1;
+    return 0;
 }
 
 /* Runs argv (argv[0] found in PATH) with stdout and stderr appended to log_path; returns the
@@ -897,6 +914,7 @@ int vcc_link(const vcc_blob *objs, unsigned n, int relocatable, uint32_t base, v
     argv_list a = {0};
     int rc = -1;
     char *f_crt = NULL, *f_crto = NULL, *f_ld = NULL, *f_out = NULL, *f_log = NULL;
+    char *f_sf = NULL, *f_sfo = NULL;
     memset(out, 0, sizeof *out);
     if (tmp_make(&t)) {
         sb_add(&log, "vmgpu: no temporary directory: %s\n", strerror(errno));
@@ -908,6 +926,8 @@ int vcc_link(const vcc_blob *objs, unsigned n, int relocatable, uint32_t base, v
     f_ld = tmp_file(&t, "program.ld");
     f_out = tmp_file(&t, "program.out");
     f_log = tmp_file(&t, "log");
+    f_sf = tmp_file(&t, "softfloat.c");
+    f_sfo = tmp_file(&t, "softfloat.o");
     av_add(&a, lld_path());
     if (relocatable) {
         av_add(&a, "-r");
@@ -932,6 +952,26 @@ int vcc_link(const vcc_blob *objs, unsigned n, int relocatable, uint32_t base, v
         av_add(&a, f_ld);
         av_add(&a, "--no-undefined");
         av_add(&a, f_crto);
+        if (!vcc_target_has_f()) {
+            if (write_file(f_sf, k_softfloat, strlen(k_softfloat))) goto out;
+            argv_list c2 = {0};
+            target_args(&c2);
+            av_add(&c2, "-O2");
+            av_add(&c2, "-ffreestanding");
+            av_add(&c2, "-fno-builtin");
+            av_add(&c2, "-c");
+            av_add(&c2, f_sf);
+            av_add(&c2, "-o");
+            av_add(&c2, f_sfo);
+            st = run(c2.v, f_log);
+            av_free(&c2);
+            if (st) {
+                sb_add(&log, "vmgpu: the float helpers (vmgpu_softfloat.c) did not compile:\n");
+                log_append_file(&log, f_log);
+                goto out;
+            }
+            av_add(&a, f_sfo);
+        }
     }
     for (unsigned i = 0; i < n; i++) {
         char name[32];
@@ -962,7 +1002,7 @@ int vcc_link(const vcc_blob *objs, unsigned n, int relocatable, uint32_t base, v
 out:
     tmp_drop(&t);
     av_free(&a);
-    free(f_crt); free(f_crto); free(f_ld); free(f_out); free(f_log);
+    free(f_crt); free(f_crto); free(f_ld); free(f_out); free(f_log); free(f_sf); free(f_sfo);
     *log_out = sb_take(&log);
     return rc;
 }

@@ -61,6 +61,8 @@ typedef struct vcc_image {
 int vcc_tools(char *why, size_t n);
 /* The -march the compiler targets: VMGPU_CL_MARCH, else rv32im plus what the unit has. */
 const char *vcc_march(void);
+/* Whether vcc_march() has the F extension; without it the link adds the float helpers. */
+int vcc_target_has_f(void);
 /* Checks options: kind 0 clBuildProgram, 1 clCompileProgram, 2 clLinkProgram. 0 or the
  * CL_INVALID_*_OPTIONS code. */
 int vcc_check_options(const char *opts, int kind);

@@ -421,12 +421,13 @@ cl_int CL_API_CALL vcl_GetDeviceInfo(cl_device_id d, cl_device_info param, size_
      * precision there is, the float image formats' conversions, rounds to nearest even and keeps
      * infinities and NaNs. The embedded profile asks for one rounding mode at least (CTS
      * min_max_single_fp_config); the full profile's minimum is this pair. */
-    /* With the unit's F extension (vmgpu_dev_info.simt_isa) kernels compute in single precision
-     * with fused multiply-add, and with denormals: the FPU and divider take and give subnormals
-     * exactly, never flushing them (docs/cores.md). */
+    /* On the SIMT unit kernels compute in single precision with fused multiply-add and with
+     * denormals, in the F extension's hardware or, without it, in the float helpers linked into
+     * the program (vmgpu_softfloat.c, the same results bit for bit): both take and give
+     * subnormals exactly, never flushing them (docs/cores.md, docs/opencl.md). */
     case CL_DEVICE_SINGLE_FP_CONFIG:
         BF(CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN |
-           ((vcl_info.simt_isa & VMGPU_SIMT_ISA_F) ? CL_FP_FMA | CL_FP_DENORM : 0));
+           ((vcl_info.simt_isa & VMGPU_SIMT_ISA_F) || vcl_info.simt_lanes ? CL_FP_FMA | CL_FP_DENORM : 0));
         break;
     case CL_DEVICE_DOUBLE_FP_CONFIG: BF(0); break;
     case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE: U(CL_NONE); break;

@@ -288,9 +288,14 @@ __VMCL_OLI long upsample(int hi, uint lo) { return (long)((ulong)(uint)hi << 32 
 __VMCL_OLI ulong upsample(uint hi, uint lo) { return (ulong)hi << 32 | lo; }
 
 /* ------------------------------------------------------------ float math */
-/* Float arithmetic needs the unit's F extension (clang is run with the target's -march; on a
- * unit without F a kernel that does float arithmetic fails to link: __addsf3 and the other
- * soft-float helpers are not provided). Bit-level functions work either way. */
+/* Float arithmetic runs on the unit's F extension where it has one (clang is run with the
+ * target's -march). Without F, clang calls __addsf3, __mulsf3, fmaf, sqrtf and the other float
+ * helpers, and the link adds them (vmgpu_softfloat.c): the same results, bit for bit. The two
+ * conversions below with an explicit rounding mode call its functions directly then. */
+#ifndef __riscv_flen
+uint vmsf_op_cvt_w(uint a, int rm, int nv);
+uint vmsf_op_cvt_wu(uint a, int rm, int nv);
+#endif
 
 __VMCL_OLI float fabs(float x) { return as_float(as_uint(x) & 0x7fffffffu); }
 __VMCL_OLI float copysign(float x, float y)
@@ -430,7 +435,11 @@ __VMCL_OLI float rint(float x)   /* to nearest even: fcvt.w.s with RNE below 2^2
 {
     if (!(fabs(x) < 8388608.0f)) return x;
     int i;
+#ifdef __riscv_flen
     __asm__("fcvt.w.s %0, %1, rne" : "=r"(i) : "f"(x));
+#else
+    i = (int)vmsf_op_cvt_w(as_uint(x), 0, 0);
+#endif
     return copysign((float)i, x);
 }
 __VMCL_OLI float fract(float x, __private float *ip)
@@ -1648,19 +1657,24 @@ __VMCL_CVT(float, float)
 
 /* float to int/uint with an explicit rounding mode (and their _sat forms: fcvt saturates, NaN
  * gives 0 here) */
-#define __VMCL_FRND(D, INS, RM, SUF)                                                       \
+#ifdef __riscv_flen
+#define __VMCL_FCVT(D, INS, SOFT, RM, RMN, X, R) __asm__(INS " %0, %1, " RM : "=r"(R) : "f"(X))
+#else /* no F: the float helpers' conversion (vmgpu_softfloat.c) in the same mode */
+#define __VMCL_FCVT(D, INS, SOFT, RM, RMN, X, R) R = (D)SOFT(as_uint(X), RMN, 0)
+#endif
+#define __VMCL_FRND(D, INS, SOFT, RM, RMN, SUF)                                            \
     __VMCL_OLI D convert_##D##SUF(float x)                                                 \
     {                                                                                      \
         D r_;                                                                              \
-        __asm__(INS " %0, %1, " RM : "=r"(r_) : "f"(x));                                  \
+        __VMCL_FCVT(D, INS, SOFT, RM, RMN, x, r_);                                         \
         return isnan(x) ? (D)0 : r_;                                                       \
     }                                                                                      \
     __VMCL_OLI D convert_##D##_sat##SUF(float x) { return convert_##D##SUF(x); }
-#define __VMCL_FRNDS(D, INS)                                                               \
-    __VMCL_FRND(D, INS, "rne", _rte) __VMCL_FRND(D, INS, "rtz", _rtz)                      \
-    __VMCL_FRND(D, INS, "rup", _rtp) __VMCL_FRND(D, INS, "rdn", _rtn)
-__VMCL_FRNDS(int, "fcvt.w.s")
-__VMCL_FRNDS(uint, "fcvt.wu.s")
+#define __VMCL_FRNDS(D, INS, SOFT)                                                         \
+    __VMCL_FRND(D, INS, SOFT, "rne", 0, _rte) __VMCL_FRND(D, INS, SOFT, "rtz", 1, _rtz)    \
+    __VMCL_FRND(D, INS, SOFT, "rup", 3, _rtp) __VMCL_FRND(D, INS, SOFT, "rdn", 2, _rtn)
+__VMCL_FRNDS(int, "fcvt.w.s", vmsf_op_cvt_w)
+__VMCL_FRNDS(uint, "fcvt.wu.s", vmsf_op_cvt_wu)
 
 #endif /* __VMCL_VECTORS */
 
