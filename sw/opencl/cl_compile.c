@@ -906,6 +906,33 @@ out:
 
 static int read_image(const vcc_blob *elf, uint32_t base, vcc_image *img, strbuf *log);
 
+/* One of the link's own parts: text (crt0's assembly, or C when is_c) written to src and compiled
+ * for the target into obj; on failure the log says why, after clang's messages. */
+static int link_part(const char *src, const char *text, int is_c, const char *obj, const char *f_log, strbuf *log,
+                     const char *why)
+{
+    if (write_file(src, text, strlen(text))) return -1;
+    argv_list c = {0};
+    target_args(&c);
+    if (is_c) {
+        av_add(&c, "-O2");
+        av_add(&c, "-ffreestanding");
+        av_add(&c, "-fno-builtin");
+    }
+    av_add(&c, "-c");
+    av_add(&c, src);
+    av_add(&c, "-o");
+    av_add(&c, obj);
+    int st = run(c.v, f_log);
+    av_free(&c);
+    if (st) {
+        sb_add(log, "vmgpu: %s:\n", why);
+        log_append_file(log, f_log);
+        return -1;
+    }
+    return 0;
+}
+
 int vcc_link(const vcc_blob *objs, unsigned n, int relocatable, uint32_t base, vcc_blob *out, vcc_image *img,
              char **log_out)
 {
@@ -934,42 +961,17 @@ int vcc_link(const vcc_blob *objs, unsigned n, int relocatable, uint32_t base, v
     } else {
         char script[sizeof k_ldscript + 64];
         snprintf(script, sizeof script, k_ldscript, base, VMGPU_SIMT_SHARED_BASE);
-        if (write_file(f_crt, k_crt0, strlen(k_crt0)) || write_file(f_ld, script, strlen(script))) goto out;
-        argv_list c = {0};
-        target_args(&c);
-        av_add(&c, "-c");
-        av_add(&c, f_crt);
-        av_add(&c, "-o");
-        av_add(&c, f_crto);
-        int st = run(c.v, f_log);
-        av_free(&c);
-        if (st) {
-            sb_add(&log, "vmgpu: crt0 did not assemble:\n");
-            log_append_file(&log, f_log);
+        if (write_file(f_ld, script, strlen(script)) ||
+            link_part(f_crt, k_crt0, 0, f_crto, f_log, &log, "crt0 did not assemble"))
             goto out;
-        }
         av_add(&a, "-T");
         av_add(&a, f_ld);
         av_add(&a, "--no-undefined");
         av_add(&a, f_crto);
         if (!vcc_target_has_f()) {
-            if (write_file(f_sf, k_softfloat, strlen(k_softfloat))) goto out;
-            argv_list c2 = {0};
-            target_args(&c2);
-            av_add(&c2, "-O2");
-            av_add(&c2, "-ffreestanding");
-            av_add(&c2, "-fno-builtin");
-            av_add(&c2, "-c");
-            av_add(&c2, f_sf);
-            av_add(&c2, "-o");
-            av_add(&c2, f_sfo);
-            st = run(c2.v, f_log);
-            av_free(&c2);
-            if (st) {
-                sb_add(&log, "vmgpu: the float helpers (vmgpu_softfloat.c) did not compile:\n");
-                log_append_file(&log, f_log);
+            if (link_part(f_sf, k_softfloat, 1, f_sfo, f_log, &log,
+                          "the float helpers (vmgpu_softfloat.c) did not compile"))
                 goto out;
-            }
             av_add(&a, f_sfo);
         }
     }
