@@ -534,7 +534,11 @@ CUresult cu_func_get_attribute(int *pi, CUfunction_attribute a, const struct CUf
     const ptx_kernel *k = f->pk;
     int v;
     switch (a) {
-    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: v = k ? (int)unit_threads() : (int)NV_MAX_BLOCK_THREADS; break;
+    /* A kernel the driver may split (PTX_KERNEL_SPLIT) takes NVIDIA's 1024 threads a block; one
+     * with barriers, shared memory or warp-level instructions what the unit holds at once. */
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+        v = !k || (k->flags & PTX_KERNEL_SPLIT) ? (int)NV_MAX_BLOCK_THREADS : (int)unit_threads();
+        break;
     case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: v = k ? (int)k->shared_bytes : 0; break;
     case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: v = 0; break;
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: v = k ? (int)k->stack_bytes : 0; break;
@@ -724,16 +728,19 @@ static void trace_fault_line(const struct CUfunc_st *fn, const char *fault)
     if (!at || sscanf(at, " at PC 0x%x", &pc) != 1) return;
     const struct CUmod_st *m = fn->mod;
     const ptx_kernel *k = fn->pk;
-    uint32_t start = m->code_va + k->entry;
-    if (pc < start || pc - start >= k->code_bytes) {
+    uint32_t entry = k->entry, bytes = k->code_bytes;
+    if ((k->flags & PTX_KERNEL_SPLIT) && pc - (m->code_va + k->split_entry) < k->split_code_bytes)
+        entry = k->split_entry, bytes = k->split_code_bytes;  /* the split variant's code */
+    uint32_t start = m->code_va + entry;
+    if (pc < start || pc - start >= bytes) {
         cu_trace("launch: %s fault at PC 0x%08x: outside the kernel's code (VA 0x%08x, %u bytes)", fn->name, pc,
-                 start, k->code_bytes);
+                 start, bytes);
         return;
     }
-    int line = ptx_module_line_of(m->ptx, k->entry + (pc - start));
+    int line = ptx_module_line_of(m->ptx, entry + (pc - start));
     char src[160], ins[96];
     ptx_line_text(m, line, src, sizeof src);
-    rv_disasm(rd32(m->ptx->code + k->entry + (pc - start)), pc, ins, sizeof ins);
+    rv_disasm(rd32(m->ptx->code + entry + (pc - start)), pc, ins, sizeof ins);
     cu_trace("launch: %s fault at PC 0x%08x = %s+0x%x (%s), from PTX line %d: %s", fn->name, pc, fn->name,
              pc - start, ins, line, src);
 }
@@ -743,10 +750,26 @@ CUresult cu_launch_ptx(struct CUfunc_st *fn, struct CUctx_st *c, vmgpu_stream *s
 {
     const ptx_kernel *k = fn->pk;
     uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+    /* A block larger than the unit holds runs as sub-blocks of the unit's size, one hardware
+     * block each (grid x times S), where the kernel cannot tell (PTX_KERNEL_SPLIT: no barrier,
+     * shared memory or warp-level instruction); its split entry computes the special registers
+     * from six words after the arguments (ptx.h). */
+    uint32_t hw_grid[3] = {grid[0], grid[1], grid[2]}, hw_block[3] = {block[0], block[1], block[2]};
+    uint32_t split[6] = {0}, entry = k->entry, arg_bytes = k->param_bytes;
+    if (threads > unit_threads() && (k->flags & PTX_KERNEL_SPLIT) && unit_threads()) {
+        uint32_t c_threads = unit_threads(), subs = (uint32_t)((threads + c_threads - 1) / c_threads);
+        split[0] = subs, split[1] = c_threads, split[2] = block[0], split[3] = block[1], split[4] = block[2];
+        split[5] = (uint32_t)threads;
+        if ((uint64_t)grid[0] * subs > 65535) return CUDA_ERROR_INVALID_VALUE;
+        hw_grid[0] = grid[0] * subs;
+        hw_block[0] = c_threads, hw_block[1] = hw_block[2] = 1;
+        entry = k->split_entry;
+        arg_bytes = ((k->param_bytes + 3u) & ~3u) + sizeof split;
+    }
     /* The unit's own limits, smaller than NVIDIA's (which the caller checked): INVALID_VALUE, the
      * answer NVIDIA gives past its own. */
-    if (threads > unit_threads()) return CUDA_ERROR_INVALID_VALUE;
-    if (grid[0] > 65535) return CUDA_ERROR_INVALID_VALUE;
+    if ((uint64_t)hw_block[0] * hw_block[1] * hw_block[2] > unit_threads()) return CUDA_ERROR_INVALID_VALUE;
+    if (hw_grid[0] > 65535) return CUDA_ERROR_INVALID_VALUE;
     if (shmem > (unsigned)max_dyn_shared(fn)) return CUDA_ERROR_INVALID_VALUE;
     /* warp-level instructions exchange through a word per thread at the top of shared memory */
     uint64_t xchg = (k->flags & PTX_KERNEL_NEEDS_WARP32) ? 4 * ((threads + 31) / 32 * 32) : 0;
@@ -755,15 +778,16 @@ CUresult cu_launch_ptx(struct CUfunc_st *fn, struct CUctx_st *c, vmgpu_stream *s
                  "exceed the unit's %u", fn->name, k->shared_bytes, shmem, (unsigned long long)xchg, unit_shared());
         return CUDA_ERROR_INVALID_VALUE;
     }
-    if (k->param_bytes > MAX_PARAM_BYTES) return CUDA_ERROR_NOT_SUPPORTED;
+    if (arg_bytes > MAX_PARAM_BYTES) return CUDA_ERROR_NOT_SUPPORTED;
     uint8_t blk[MAX_PARAM_BYTES];
     CUresult rc = build_args(k, params, extra, blk);
     if (rc) return rc;
+    if (split[0]) memcpy(blk + arg_bytes - sizeof split, split, sizeof split);
     cu_args_area *a = NULL;
     rc = args_area(c, &a);
     if (rc) return rc;
-    uint32_t off = args_slot(a, k->param_bytes);
-    int crc = k->param_bytes ? vmgpu_phys_write(g_dev, a->pa + off, blk, k->param_bytes) : VMGPU_OK;
+    uint32_t off = args_slot(a, arg_bytes);
+    int crc = arg_bytes ? vmgpu_phys_write(g_dev, a->pa + off, blk, arg_bytes) : VMGPU_OK;
     if (crc) return cu_core_err(c, crc);
     int tracing = vmgpu_trace_enabled();
     uint32_t t0[3], t1[3];
@@ -776,15 +800,18 @@ CUresult cu_launch_ptx(struct CUfunc_st *fn, struct CUctx_st *c, vmgpu_stream *s
                  (unsigned long long)threads, (unsigned long long)wpb, wpb == 1 ? "" : "s", lanes,
                  (unsigned long long)(wpb * blocks),
                  fn->mod->code_va + k->entry, k->param_bytes, a->va + off, k->shared_bytes, shmem);
+        if (split[0])
+            cu_trace("launch: %s: each block of %u threads runs as %u sub-blocks of %u (the unit holds %u): "
+                     "hardware grid (%u,%u,%u), split entry at VA 0x%08x", fn->name, split[5], split[0], split[1],
+                     unit_threads(), hw_grid[0], hw_grid[1], hw_grid[2], fn->mod->code_va + entry);
         vmgpu_stream_sync(s);   /* the counters below are this launch's alone */
         read_tlb(t0);
     }
-    uint32_t g3[3] = {grid[0], grid[1], grid[2]}, b3[3] = {block[0], block[1], block[2]};
-    crc = vmgpu_cmd_launch_prog(s, fn->mod->code_va + k->entry, a->va + off, g3, b3, k->shared_bytes + shmem);
+    crc = vmgpu_cmd_launch_prog(s, fn->mod->code_va + entry, a->va + off, hw_grid, hw_block, k->shared_bytes + shmem);
     uint32_t fence = 0;
     if (!crc) crc = vmgpu_stream_submit(s, &fence);
     if (crc) return cu_core_err(c, crc);
-    args_used(a, off, k->param_bytes, vmgpu_stream_ring(s), fence);
+    args_used(a, off, arg_bytes, vmgpu_stream_ring(s), fence);
     if (tracing) {
         /* Synchronous under the trace: the fills and faults of this launch are printed with it. */
         int wrc = vmgpu_stream_sync(s);

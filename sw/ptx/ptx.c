@@ -71,6 +71,19 @@ const ptx_kernel *ptx_module_kernel(const ptx_module *m, const char *name) {
   return NULL;
 }
 
+// Whether a kernel's block may run as sub-blocks, one after another (PTX_KERNEL_SPLIT): its
+// threads meet only through global memory. So no bar/barrier, no shared memory (static or
+// dynamic), no warp-level instruction (shfl, vote, activemask, bar.warp).
+int ptx_kernel_can_split(const kernel_ir *k, const ptx_kernel *pk) {
+  if (pk->flags & (PTX_KERNEL_NEEDS_WARP32 | PTX_KERNEL_DYNAMIC_SHARED)) return 0;
+  if (pk->shared_bytes) return 0;
+  for (int i = 0; i < k->ninsns; ++i) {
+    const char *op = k->insns[i].op;
+    if (k->insns[i].label < 0 && (!strcmp(op, "bar") || !strcmp(op, "barrier"))) return 0;
+  }
+  return 1;
+}
+
 ptx_status ptx_translate(const char *text, size_t len, const ptx_options *opt, ptx_module **out,
                          ptx_error *err) {
   if (err) memset(err, 0, sizeof *err);
@@ -113,7 +126,15 @@ ptx_status ptx_translate(const char *text, size_t len, const ptx_options *opt, p
     memset(pk, 0, sizeof *pk);
     snprintf(pk->name, sizeof pk->name, "%s", k.name);
     ptx_regalloc(&c, &k);
-    ptx_codegen(&c, &k, pk);
+    ptx_codegen(&c, &k, pk, 0);
+    if (ptx_kernel_can_split(&k, pk)) {  // a second entry for blocks larger than the unit
+      ptx_kernel sv;
+      memset(&sv, 0, sizeof sv);
+      ptx_codegen(&c, &k, &sv, 1);
+      pk->split_entry = sv.entry;
+      pk->split_code_bytes = sv.code_bytes;
+      pk->flags |= PTX_KERNEL_SPLIT;
+    }
     pk->params = k.params;
     pk->num_params = (uint32_t)k.nparams;
     pk->param_bytes = k.param_bytes;

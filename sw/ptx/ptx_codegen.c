@@ -45,6 +45,8 @@ typedef struct cg {
   uint32_t shared_end;
   uint32_t flags;
   int uses_f;      // the kernel has f32 registers or instructions: it sets CSR 0x801 first
+  int split;       // the split variant: the block runs as sub-blocks (split_sreg)
+  uint32_t hid;    // there: the offset of the launch's hidden words in the argument block
   ptx_reloc *relocs;  // this pass's references to the data segment (code_offset: word index)
   int nrelocs, cap_relocs;
 } cg;
@@ -201,6 +203,58 @@ static void warp32_id(cg *g, int rd, int lane) {
   emit(g, lane ? rv_opi(RV_ANDI, rd, rd, 31) : rv_srli(rd, rd, 5));
 }
 
+// The split variant (ptx.h, PTX_KERNEL_SPLIT): a block larger than the unit holds runs as S
+// sub-blocks of C threads each, hardware blocks S * ctaid.x + k. The launch appends six words to
+// the argument block, at `hid`: S, C, the block's ntid.x, .y, .z, and its thread count. The
+// thread's linear index in its block is L = (hw ctaid.x mod S) * C + hw tid.x; the special
+// registers are computed from it (x fastest, as NVIDIA numbers threads), ctaid.x and nctaid.x
+// divided by S. Used only by kernels that cannot tell: no barrier, no shared memory, no
+// warp-level instruction. Uses rd and T0.
+static void hidden_word(cg *g, int rd, int i) {
+  emit(g, rv_csrrs(rd, 0xCCE, RV_ZERO));
+  emit(g, rv_load(2, rd, rd, (int32_t)(g->hid + 4u * (uint32_t)i)));
+}
+static void split_linear(cg *g, int rd) {
+  emit(g, rv_csrrs(T0, 0xCC6, RV_ZERO));  // hw ctaid.x
+  hidden_word(g, rd, 0);                   // S
+  emit(g, rv_op(RV_REMU, T0, T0, rd));
+  hidden_word(g, rd, 1);                   // C
+  emit(g, rv_op(RV_MUL, T0, T0, rd));
+  emit(g, rv_csrrs(rd, 0xCC0, RV_ZERO));  // hw tid.x
+  emit(g, rv_op(RV_ADD, rd, rd, T0));
+}
+static int split_sreg(cg *g, int rd, int sreg) {
+  switch (sreg) {
+    case 0xCC0:  // tid.x = L mod ntid.x
+      split_linear(g, rd);
+      hidden_word(g, T0, 2);
+      emit(g, rv_op(RV_REMU, rd, rd, T0));
+      return 1;
+    case 0xCC1:  // tid.y = L / ntid.x mod ntid.y
+    case 0xCC2:  // tid.z = L / ntid.x / ntid.y
+      split_linear(g, rd);
+      hidden_word(g, T0, 2);
+      emit(g, rv_op(RV_DIVU, rd, rd, T0));
+      hidden_word(g, T0, 3);
+      emit(g, rv_op(sreg == 0xCC1 ? RV_REMU : RV_DIVU, rd, rd, T0));
+      return 1;
+    case 0xCC3: case 0xCC4: case 0xCC5:  // ntid: the block's own
+      hidden_word(g, rd, 2 + (sreg - 0xCC3));
+      return 1;
+    case 0xCC6: case 0xCC9:  // ctaid.x, nctaid.x: the hardware's / S
+      emit(g, rv_csrrs(rd, (uint32_t)sreg, RV_ZERO));
+      hidden_word(g, T0, 0);
+      emit(g, rv_op(RV_DIVU, rd, rd, T0));
+      return 1;
+    case 0xCCC: case 0xCCD:  // %laneid, %warpid of NVIDIA's 32-thread warps
+      split_linear(g, rd);
+      emit(g, sreg == 0xCCC ? rv_opi(RV_ANDI, rd, rd, 31) : rv_srli(rd, rd, 5));
+      return 1;
+    default:  // ctaid.y/.z, nctaid.y/.z, %clock: the hardware's
+      return 0;
+  }
+}
+
 // A source operand in a register: its own, or `scratch` loaded with it (an f32 register's bits).
 static int src(cg *g, const opnd *o, int scratch) {
   switch (o->kind) {
@@ -219,6 +273,7 @@ static int src(cg *g, const opnd *o, int scratch) {
       li(g, scratch, (int32_t)o->imm);
       return scratch;
     case O_SREG:
+      if (g->split && split_sreg(g, scratch, o->sreg)) return scratch;
       if (o->sreg == 0xCCC || o->sreg == 0xCCD) {
         warp32_id(g, scratch, o->sreg == 0xCCC);
         return scratch;
@@ -2572,6 +2627,12 @@ static void one_pass(cg *g) {
     emit(g, rv_opi(RV_ADDI, RV_SP, RV_SP, -(int32_t)g->frame));
   }
   if (g->uses_f) emit(g, rv_csrrwi(RV_ZERO, 0x801, 1));  // fnan: NVIDIA's NaN conventions
+  if (g->split) {  // the last sub-block's threads past the block's end stop here
+    split_linear(g, S0);
+    hidden_word(g, T0, 5);
+    emit(g, rv_b(8, T0, S0, 6));  // bltu S0, T0: a thread of the block
+    emit(g, rv_ecall());
+  }
   for (int i = 0; i < g->k->ninsns; ++i) {
     g->insn_at[i] = g->n;
     g->in = &g->k->insns[i];
@@ -2612,11 +2673,13 @@ static int code_has_f(const uint32_t *w, int n) {
   return 0;
 }
 
-void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out) {
+void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out, int split) {
   cg g;
   memset(&g, 0, sizeof g);
   g.c = c;
   g.k = k;
+  g.split = split;
+  g.hid = (k->param_bytes + 3u) & ~3u;
   uint32_t spill = (uint32_t)k->spill_bytes;
   uint32_t la = k->local_align ? k->local_align : 4;
   g.local_base = (spill + la - 1) / la * la;

@@ -158,7 +158,9 @@ int ptx_is_known_opcode(const char *op);
 
 // Passes
 void ptx_regalloc(ptx_ctx *c, kernel_ir *k);
-void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out);
+// split: the variant that runs a block as sub-blocks (ptx.h, PTX_KERNEL_SPLIT)
+void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out, int split);
+int ptx_kernel_can_split(const kernel_ir *k, const ptx_kernel *pk);
 
 // Helpers on instructions
 int insn_has(const insn *in, const char *mod);

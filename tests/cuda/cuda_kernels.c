@@ -449,13 +449,105 @@ static void case_f32(const char *want)
     printf("f32: %d saxpy results bit for bit fmaf\n", N - bad);
 }
 
+/* Blocks larger than the unit holds (the driver's split, PTX_KERNEL_SPLIT): vadd in blocks of 4
+ * and 1.5 times the unit (the last sub-block part full), index2d in 3D blocks of twice the unit
+ * (every id and size of the block, a 2D grid), %laneid in a block of twice the unit; a kernel
+ * with barriers still stops at the unit's size, with INVALID_VALUE and nothing run; the function
+ * attribute says which may be split. */
+static void case_split(void)
+{
+    CUdevice dev;
+    int unit = 0, a_vadd = 0, a_reduce = 0;
+    cuCtxGetDevice(&dev);
+    cuDeviceGetAttribute(&unit, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev);
+    CUmodule m, mr, mi, ms;
+    CUfunction f, fr, fi, fs;
+    buffers();
+    EXPECT(cuModuleLoadData(&m, fixture("ptx/fixtures/vadd.ptx")), CUDA_SUCCESS);
+    EXPECT(cuModuleGetFunction(&f, m, "vadd"), CUDA_SUCCESS);
+    EXPECT(cuModuleLoadData(&mr, fixture("ptx/fixtures/reduce.ptx")), CUDA_SUCCESS);
+    EXPECT(cuModuleGetFunction(&fr, mr, "reduce"), CUDA_SUCCESS);
+    EXPECT(cuFuncGetAttribute(&a_vadd, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f), CUDA_SUCCESS);
+    EXPECT(cuFuncGetAttribute(&a_reduce, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fr), CUDA_SUCCESS);
+    CHECK(a_vadd == 1024 && a_reduce == unit, "MAX_THREADS_PER_BLOCK: vadd %d (want 1024), reduce %d (want %d)",
+          a_vadd, a_reduce, unit);
+    unsigned n = N;
+    void *args[] = {&da, &db, &dc, &n};
+    const unsigned sizes[2] = {(unsigned)unit * 4 > 1024 ? 1024 : (unsigned)unit * 4, (unsigned)unit * 3 / 2};
+    for (int i = 0; i < 2; i++) {
+        unsigned b = sizes[i];
+        cuMemsetD32(dc, 0xffffffffu, N);
+        EXPECT(cuLaunchKernel(f, (N + b - 1) / b, 1, 1, b, 1, 1, 0, NULL, args, NULL), CUDA_SUCCESS);
+        EXPECT(cuCtxSynchronize(), CUDA_SUCCESS);
+        CHECK(vadd_right(N), "vadd in blocks of %u threads (the unit holds %d)", b, unit);
+        printf("split: vadd in blocks of %u threads (the unit holds %d): %s\n", b, unit, vadd_right(N) ? "right" : "WRONG");
+    }
+    /* barriers: not split; refused before anything runs */
+    unsigned spin = 1;
+    void *ra[] = {&da, &dc, &spin};
+    cuMemsetD32(dc, 0xffffffffu, N);
+    EXPECT(cuLaunchKernel(fr, 1, 1, 1, (unsigned)unit * 2, 1, 1, 0, NULL, ra, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuCtxSynchronize(), CUDA_SUCCESS);
+    CHECK(vadd_right(0), "a refused launch wrote nothing");
+    /* index2d: 3D blocks (16, by, 2) of twice the unit, a 3 x 2 grid, a ragged edge */
+    unsigned by = unit / 16 > 2 ? (unsigned)unit / 16 : 2, bz = 2, gx = 3, gy = 2;
+    unsigned w = 16 * gx - 5, h = by * gy - 1, cells = w * h * bz;
+    unsigned *out = calloc(cells, sizeof *out);
+    CUdeviceptr dout;
+    EXPECT(cuMemAlloc(&dout, cells * sizeof *out), CUDA_SUCCESS);
+    cuMemsetD32(dout, 0xdeadbeefu, cells);
+    EXPECT(cuModuleLoadData(&mi, fixture("ptx/fixtures/index2d.ptx")), CUDA_SUCCESS);
+    EXPECT(cuModuleGetFunction(&fi, mi, "index2d"), CUDA_SUCCESS);
+    void *ia[] = {&dout, &w, &h};
+    EXPECT(cuLaunchKernel(fi, gx, gy, 1, 16, by, bz, 0, NULL, ia, NULL), CUDA_SUCCESS);
+    EXPECT(cuCtxSynchronize(), CUDA_SUCCESS);
+    cuMemcpyDtoH(out, dout, cells * sizeof *out);
+    int bad = 0;
+    for (unsigned z = 0; z < bz; z++)
+        for (unsigned y = 0; y < h; y++)
+            for (unsigned x = 0; x < w; x++) {
+                unsigned want = (x << 20) | (y << 8) | (z << 4), got = out[(z * h + y) * w + x];
+                if (got != want && bad++ < 4) printf("index2d (%u,%u,%u): 0x%08x, want 0x%08x\n", x, y, z, got, want);
+            }
+    CHECK(!bad, "index2d in blocks (16,%u,%u) of %u threads: %d of %u cells wrong", by, bz, 16 * by * bz, bad, cells);
+    printf("split: index2d in blocks (16,%u,%u) of %u threads, grid (%u,%u): %u cells %s\n", by, bz, 16 * by * bz, gx,
+           gy, cells, bad ? "WRONG" : "right");
+    /* %laneid in a block of twice the unit: linear id mod 32 */
+    unsigned bt = (unsigned)unit * 2 > 1024 ? 1024 : (unsigned)unit * 2;
+    static unsigned lane[2048], warp[2048];
+    CUdeviceptr dl, dw;
+    cuMemAlloc(&dl, sizeof lane);
+    cuMemAlloc(&dw, sizeof warp);
+    EXPECT(cuModuleLoadData(&ms, fixture("cuda/fixtures/sregs.ptx")), CUDA_SUCCESS);
+    EXPECT(cuModuleGetFunction(&fs, ms, "sregs"), CUDA_SUCCESS);
+    void *sa[] = {&dl, &dw};
+    EXPECT(cuLaunchKernel(fs, 2, 1, 1, bt, 1, 1, 0, NULL, sa, NULL), CUDA_SUCCESS);
+    EXPECT(cuCtxSynchronize(), CUDA_SUCCESS);
+    cuMemcpyDtoH(lane, dl, 2 * bt * sizeof *lane);
+    cuMemcpyDtoH(warp, dw, 2 * bt * sizeof *warp);
+    int bad_lane = 0;
+    for (unsigned i = 0; i < 2 * bt; i++) {
+        unsigned t = i % bt;
+        bad_lane += lane[i] != t % 32 || warp[i] != warp[i - t + t / 32 * 32] || (t >= 32 && warp[i] == warp[i - 32]);
+    }
+    CHECK(!bad_lane, "%%laneid/%%warpid wrong in %d of %u threads of blocks of %u", bad_lane, 2 * bt, bt);
+    cuMemFree(dl);
+    cuMemFree(dw);
+    cuMemFree(dout);
+    free(out);
+    EXPECT(cuModuleUnload(m), CUDA_SUCCESS);
+    EXPECT(cuModuleUnload(mr), CUDA_SUCCESS);
+    EXPECT(cuModuleUnload(mi), CUDA_SUCCESS);
+    EXPECT(cuModuleUnload(ms), CUDA_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     CUdevice dev;
     CUcontext c;
     if (argc < 2 || cuInit(0) || cuDeviceGet(&dev, 0) || cuCtxCreate(&c, NULL, 0, dev)) {
-        printf("usage: cuda_kernels results|state|trace|trace_fault|sregs|warp32 run|refused|f32 run|refused (and a device)\n");
+        printf("usage: cuda_kernels results|state|trace|trace_fault|sregs|split|warp32 run|refused|f32 run|refused (and a device)\n");
         return 2;
     }
     if (!strcmp(argv[1], "results")) case_results();
@@ -465,6 +557,7 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[1], "sregs")) case_sregs();
     else if (!strcmp(argv[1], "warp32")) case_warp32(argc > 2 ? argv[2] : NULL);
     else if (!strcmp(argv[1], "f32")) case_f32(argc > 2 ? argv[2] : NULL);
+    else if (!strcmp(argv[1], "split")) case_split();
     else return 2;
     printf("%s: %d failures\n", argv[1], failures);
     return failures != 0;

@@ -171,6 +171,13 @@ int main(int argc, char **argv) {
       // every f32 fixture (and only they) needs the unit's F extension
       int f32 = strstr(kOk[i].file, "_f32") != NULL;
       CHECK(!!(k->flags & PTX_KERNEL_NEEDS_F) == f32, "%s: needs-F flag", kOk[i].file);
+      // a split variant exactly where no barrier, shared memory or warp-level instruction is used
+      // (reduce, reduce_f32: shared memory and bar.sync; warpsum: shuffles), after the kernel
+      int split = !k->shared_bytes && !warp32;
+      CHECK(!!(k->flags & PTX_KERNEL_SPLIT) == split, "%s: split flag", kOk[i].file);
+      CHECK(!split || (k->split_entry >= k->entry + k->code_bytes && k->split_code_bytes > k->code_bytes &&
+                       k->split_entry + k->split_code_bytes <= m->code_bytes),
+            "%s: split variant at %u (%u bytes)", kOk[i].file, k->split_entry, k->split_code_bytes);
       // pointer parameters are 8 bytes at 8-byte offsets (saxpy's first one is the float a)
       uint32_t size0 = strcmp(kOk[i].kernel, "saxpy") == 0 ? 4 : 8;
       CHECK(k->params[0].size == size0 && k->params[0].offset == 0, "%s: first parameter", kOk[i].file);
@@ -223,7 +230,9 @@ int main(int argc, char **argv) {
     ptx_module *lm = NULL;
     CHECK(ptx_translate(t, strlen(t), NULL, &lm, NULL) == PTX_OK, "laneid kernel");
     int unit_csr = 0, tid_csr = 0;
-    for (uint32_t off = 0; lm && off < lm->code_bytes; off += 4) {
+    // the kernel's own code (its split variant, which computes them otherwise, follows it)
+    for (uint32_t off = lm ? lm->kernels[0].entry : 0; lm && off < lm->kernels[0].entry + lm->kernels[0].code_bytes;
+         off += 4) {
       uint32_t w = (uint32_t)lm->code[off] | (uint32_t)lm->code[off + 1] << 8 |
                    (uint32_t)lm->code[off + 2] << 16 | (uint32_t)lm->code[off + 3] << 24;
       if ((w & 0x7f) != 0x73) continue;
@@ -398,7 +407,9 @@ int main(int argc, char **argv) {
       CHECK(bg && bg->offset == 16 && bg->size == 8, "big at 16 (aligned 8)");
       CHECK(m->data_bytes == 24 && m->data[0] == 7 && m->data[4] == 1 && m->data[11] == 8 &&
             m->data[16] == 0xFE && m->data[23] == 0xFF, "initial bytes");
-      CHECK(m->num_relocs == 4, "four references (ld, ld, mov, st), got %u", m->num_relocs);
+      // four references (ld, ld, mov, st) in the kernel, four more in its split variant
+      CHECK((m->kernels[0].flags & PTX_KERNEL_SPLIT) && m->num_relocs == 8,
+            "four references (ld, ld, mov, st) in each of two variants, got %u", m->num_relocs);
       // relocated for a segment at 0x12345800: every lui/addi pair now adds up to VA + offset
       uint8_t *code = malloc(m->code_bytes);
       memcpy(code, m->code, m->code_bytes);

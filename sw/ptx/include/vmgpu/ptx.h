@@ -47,6 +47,9 @@ enum {
                                        // word of shared memory per thread at its top
   PTX_KERNEL_NEEDS_F = 1u << 3,        // has f32 registers or emits F instructions (flw/fsw,
                                        // OP-FP, the fused ops): needs the unit's F extension
+  PTX_KERNEL_SPLIT = 1u << 4,          // has a second entry, split_entry, that runs a block
+                                       // larger than the unit as sub-blocks: no barrier, shared
+                                       // memory or warp-level instruction (docs/ptx.md)
 };
 
 typedef struct ptx_kernel {
@@ -61,6 +64,11 @@ typedef struct ptx_kernel {
   uint32_t flags;          // PTX_KERNEL_*
   uint32_t num_vregs;      // PTX registers declared (for the trace and the docs' figures)
   uint32_t num_spilled;    // of them, kept on the stack
+  uint32_t split_entry;    // with PTX_KERNEL_SPLIT: the split variant's first instruction and
+  uint32_t split_code_bytes;  // length; its launch appends six words after the arguments, at
+                           // the 4-byte-aligned param_bytes: sub-blocks per block S, threads per
+                           // sub-block C, the block's x, y, z sizes and its thread count; the
+                           // hardware runs S * grid x blocks of C threads
 } ptx_kernel;
 
 // Where a piece of code came from: the code at code_offset (in ptx_module.code) up to the next
