@@ -482,6 +482,11 @@ static void case_split(void)
         CHECK(vadd_right(N), "vadd in blocks of %u threads (the unit holds %d)", b, unit);
         printf("split: vadd in blocks of %u threads (the unit holds %d): %s\n", b, unit, vadd_right(N) ? "right" : "WRONG");
     }
+    /* the hardware grid (grid x times the sub-blocks) past the unit's 65535: refused, nothing run */
+    cuMemsetD32(dc, 0xffffffffu, N);
+    EXPECT(cuLaunchKernel(f, 65535, 1, 1, (unsigned)unit * 2, 1, 1, 0, NULL, args, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuCtxSynchronize(), CUDA_SUCCESS);
+    CHECK(vadd_right(0), "a refused split launch wrote nothing");
     /* barriers: not split; refused before anything runs */
     unsigned spin = 1;
     void *ra[] = {&da, &dc, &spin};
