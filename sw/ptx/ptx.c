@@ -73,10 +73,13 @@ const ptx_kernel *ptx_module_kernel(const ptx_module *m, const char *name) {
 
 // Whether a kernel's block may run as sub-blocks, one after another (PTX_KERNEL_SPLIT): its
 // threads meet only through global memory. So no bar/barrier, no shared memory (static or
-// dynamic), no warp-level instruction (shfl, vote, activemask, bar.warp).
+// dynamic), no warp-level instruction (shfl, vote, activemask, bar.warp); and arguments short
+// enough (about 2 KiB) that the launch's six words after them are in a load's reach.
 int ptx_kernel_can_split(const kernel_ir *k, const ptx_kernel *pk) {
   if (pk->flags & (PTX_KERNEL_NEEDS_WARP32 | PTX_KERNEL_DYNAMIC_SHARED)) return 0;
   if (pk->shared_bytes) return 0;
+  // the six words after the arguments are read with 12-bit offsets from the block's start
+  if (((k->param_bytes + 3u) & ~3u) + 24u > 2047u) return 0;
   for (int i = 0; i < k->ninsns; ++i) {
     const char *op = k->insns[i].op;
     if (k->insns[i].label < 0 && (!strcmp(op, "bar") || !strcmp(op, "barrier"))) return 0;

@@ -221,6 +221,17 @@ int main(int argc, char **argv) {
   }
   free(oob);
 
+  // no split variant where the launch's six words would lie past a load's 12-bit reach
+  {
+    char t[1024];
+    snprintf(t, sizeof t, "%s.visible .entry big(.param .align 4 .b8 big_p0[2040], .param .u64 big_p1)\n{\n"
+             ".reg .b64 %%rd<3>;\n.reg .b32 %%r<3>;\nld.param.u64 %%rd1, [big_p1];\nmov.u32 %%r1, %%tid.x;\n"
+             "st.global.u32 [%%rd1], %%r1;\nret;\n}\n", kHead);
+    ptx_module *bm = NULL;
+    CHECK(ptx_translate(t, strlen(t), NULL, &bm, NULL) == PTX_OK, "a kernel with 2 KiB of parameters");
+    CHECK(bm && !(bm->kernels[0].flags & PTX_KERNEL_SPLIT), "2 KiB of parameters: no split variant");
+    ptx_module_free(bm);
+  }
   // %laneid and %warpid: from the thread's linear id in the block (tid and ntid CSRs), not
   // the unit's 4-lane warps (CSRs 0xCCC/0xCCD)
   {
