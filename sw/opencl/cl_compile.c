@@ -191,7 +191,7 @@ const char *vcc_march(void)
     return buf;
 }
 
-/* Whether the target has the F extension: a letter f among the extensions after "rv32i" */
+/* Whether the target has the F extension: an f (or g, which includes it) among the letters after "rv32" */
 int vcc_target_has_f(void)
 {
     const char *m = vcc_march();
