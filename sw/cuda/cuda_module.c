@@ -387,6 +387,12 @@ static CUresult translate(struct CUmod_st *m, const char *text, cu_jit_opts *jo)
 {
     ptx_options opt = {0};
     opt.shared_limit = g_info.simt_shared_bytes ? g_info.simt_shared_bytes : 4096;
+    /* A unit without F runs f32 kernels through the translator's F emulation (docs/ptx.md, "f32
+     * on a unit without F"); VMGPU_PTX_FEMU=1 asks for it on a unit with F too (the tests compare
+     * the two). */
+    const char *femu = getenv("VMGPU_PTX_FEMU");
+    opt.emulate_f = !(g_info.simt_isa & VMGPU_SIMT_ISA_F) || (femu && !strcmp(femu, "1"));
+    opt.stack_limit = VMGPU_SIMT_STACK_BYTES;
     ptx_error err;
     memset(&err, 0, sizeof err);
     struct timespec t0, t1;
@@ -430,6 +436,11 @@ static CUresult translate(struct CUmod_st *m, const char *text, cu_jit_opts *jo)
         }
     cu_trace("module: PTX %d.%d for %s translated in %.3f ms: %u kernels, %u bytes of RV32 code",
              p->ptx_version_major, p->ptx_version_minor, p->target, ms, p->num_kernels, p->code_bytes);
+    for (uint32_t i = 0; i < p->num_kernels; i++)
+        if (p->kernels[i].flags & PTX_KERNEL_FEMU)
+            cu_trace("module: kernel %s: f32 emulated (each F instruction a call into the module's "
+                     "emulation code; the unit %s)", p->kernels[i].name,
+                     g_info.simt_isa & VMGPU_SIMT_ISA_F ? "has F: VMGPU_PTX_FEMU=1" : "has no F");
     jit_done(jo, ms);
     return CUDA_SUCCESS;
 }

@@ -102,6 +102,9 @@ ptx_status ptx_translate(const char *text, size_t len, const ptx_options *opt, p
   c.opt.shared_base = opt && opt->shared_base ? opt->shared_base : 0xFF000000u;
   c.opt.shared_limit = opt && opt->shared_limit ? opt->shared_limit : 4096u;
   c.opt.max_regs = opt && opt->max_regs && opt->max_regs < PTX_NUM_ALLOC ? opt->max_regs : PTX_NUM_ALLOC;
+  c.opt.emulate_f = opt && opt->emulate_f && ptx_femu_available();
+  c.opt.stack_limit = opt && opt->stack_limit ? opt->stack_limit : 1024u;
+  c.femu_at = -1;
   ptx_module *m = calloc(1, sizeof *m);
   kernel_ir k;
   memset(&k, 0, sizeof k);

@@ -19,6 +19,13 @@
 // bits move through fmv.x.w / fmv.w.x. A kernel that uses F sets CSR 0x801 (fnan) first, so
 // NaN results are NVIDIA's 0x7fffffff and float-to-integer conversions of NaN give 0, as on
 // NVIDIA's GPUs (docs/ptx.md, "f32").
+//
+// For a unit without F (ptx_options.emulate_f) the same code is generated and emit() turns each
+// F instruction into integer code as it goes: flw/fsw/fmv.x.w/fmv.w.x into loads and stores of
+// the F registers, which then live in the thread's stack above the kernel's frame; everything
+// else into a call of femu_entry.S's trampoline with the instruction word after the call
+// (docs/ptx.md, "f32 on a unit without F"). Branches over F instructions are therefore always
+// patched from where the code really ends, never written with a fixed length.
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,11 +54,12 @@ typedef struct cg {
   int uses_f;      // the kernel has f32 registers or instructions: it sets CSR 0x801 first
   int split;       // the split variant: the block runs as sub-blocks (split_sreg)
   uint32_t hid;    // there: the offset of the launch's hidden words in the argument block
+  int femu;        // F instructions emulated (emulate_f and the kernel has f32): see emit()
   ptx_reloc *relocs;  // this pass's references to the data segment (code_offset: word index)
   int nrelocs, cap_relocs;
 } cg;
 
-static void emit(cg *g, uint32_t w) {
+static void emit_word(cg *g, uint32_t w) {
   if (g->n == g->cap) {
     int cap = g->cap ? 2 * g->cap : 256;
     uint32_t *b = realloc(g->buf, (size_t)cap * 4);
@@ -61,6 +69,77 @@ static void emit(cg *g, uint32_t w) {
     g->c->tmp[0] = b;
   }
   g->buf[g->n++] = w;
+}
+
+// ------------------------------------------------------------------------ F emulation
+
+static void __attribute__((noreturn, format(printf, 3, 4))) fail(cg *g, ptx_status st, const char *fmt, ...);
+
+// The thread's F state above the kernel's frame: f0-f31, then frm, fflags, fnan (femu.c)
+enum { FEMU_STATE = 144, FEMU_FRM = 128, FEMU_FNAN = 136 };
+// Below sp while an emulated instruction runs: femu_entry.S's save area (x[i] at sp - 128 +
+// 4i), then femu_exec's frames (at most FEMU_CSTACK bytes: the build checks the blob's frames)
+enum { FEMU_SAVE = 128, FEMU_CSTACK = 256 };
+
+#ifdef VMGPU_PTX_FEMU
+#include "ptx_femu.inc"  // ptx_femu_code[]: femu_entry.S and femu.c, built for rv32im (sw/ptx/CMakeLists.txt)
+int ptx_femu_available(void) { return 1; }
+#else
+static const uint8_t ptx_femu_code[4] = {0};
+int ptx_femu_available(void) { return 0; }
+#endif
+
+// Whether w is an instruction of the F extension, or a CSR instruction on one of its CSRs
+// (fflags, frm, fcsr) or on fnan (0x801): what a unit without F cannot execute.
+static int is_f_word(uint32_t w) {
+  uint32_t opc = w & 0x7Fu, f3 = (w >> 12) & 7u;
+  if (opc == 0x73 && f3 != 0 && f3 != 4) {
+    uint32_t csr = w >> 20;
+    return csr == 0x001 || csr == 0x002 || csr == 0x003 || csr == 0x801;
+  }
+  return ((opc == 0x07 || opc == 0x27) && f3 == 2) || opc == RV_FMADD || opc == RV_FMSUB ||
+         opc == RV_FNMSUB || opc == RV_FNMADD || opc == 0x53;
+}
+
+// F instruction w as integer code (g->femu). The F registers are words at sp + frame.
+static void femu_expand(cg *g, uint32_t w) {
+  uint32_t opc = w & 0x7Fu, rd = (w >> 7) & 31u, f3 = (w >> 12) & 7u, rs1 = (w >> 15) & 31u;
+  uint32_t rs2 = (w >> 20) & 31u, f7 = w >> 25;
+  int32_t fo = (int32_t)g->frame;
+  if (opc == 0x07 || opc == 0x27) {  // flw/fsw through a register saved in its save-area slot
+    int t = rs1 == 1 ? 3 : 1;
+    emit_word(g, rv_store(2, t, RV_SP, -FEMU_SAVE + 4 * t));
+    if (opc == 0x07) {
+      emit_word(g, rv_load(2, t, (int)rs1, (int32_t)w >> 20));
+      emit_word(g, rv_store(2, t, RV_SP, fo + 4 * (int32_t)rd));
+    } else {
+      emit_word(g, rv_load(2, t, RV_SP, fo + 4 * (int32_t)rs2));
+      emit_word(g, rv_store(2, t, (int)rs1, ((int32_t)(w & 0xFE000000u) >> 20) | (int32_t)rd));
+    }
+    emit_word(g, rv_load(2, t, RV_SP, -FEMU_SAVE + 4 * t));
+    return;
+  }
+  if (opc == 0x53 && f7 == 0x70 && f3 == 0 && rs2 == 0) {  // fmv.x.w
+    if (rd) emit_word(g, rv_load(2, (int)rd, RV_SP, fo + 4 * (int32_t)rs1));
+    return;
+  }
+  if (opc == 0x53 && f7 == 0x78 && f3 == 0 && rs2 == 0) {  // fmv.w.x
+    emit_word(g, rv_store(2, (int)rs1, RV_SP, fo + 4 * (int32_t)rd));
+    return;
+  }
+  // the rest through the trampoline, at the start of the module's emulation code
+  int64_t off = g->c->femu_at - ((int64_t)g->c->code_bytes + 4 * (int64_t)(g->n + 1));
+  if (off < -(1 << 20) || off >= (1 << 20))
+    fail(g, PTX_ERR_NOT_SUPPORTED, "the module's code is too large for a call to its F emulation (1 MiB)");
+  emit_word(g, rv_store(2, 1, RV_SP, -FEMU_SAVE + 4));
+  emit_word(g, rv_j((int32_t)off, 1));
+  emit_word(g, w);
+  emit_word(g, rv_load(2, 1, RV_SP, -FEMU_SAVE + 4));
+}
+
+static void emit(cg *g, uint32_t w) {
+  if (g->femu && is_f_word(w)) femu_expand(g, w);
+  else emit_word(g, w);
 }
 
 static void __attribute__((noreturn, format(printf, 3, 4))) fail(cg *g, ptx_status st, const char *fmt, ...) {
@@ -449,15 +528,17 @@ static void f_refuse_inexact(cg *g) {
 // .ftz: subnormal inputs and results are flushed to a zero of their sign (PTX ISA, "Floating
 // Point Instructions"); the unit keeps subnormals, so the translation flushes around the
 // operation. Flushes F register f in place when it holds a subnormal (fclass bits 2 and 5).
-// Uses T1; seven words, a fixed forward branch.
+// Uses T1.
 static void ftz_freg(cg *g, int f) {
   emit(g, rv_fop(RV_FMV_X_W, T1, f, 0, 1));         // fclass.s
   emit(g, rv_opi(RV_ANDI, T1, T1, 0x24));
-  emit(g, rv_b(20, RV_ZERO, T1, 0));                // beq T1, zero: not subnormal
+  int at = g->n;
+  emit(g, 0);                                       // beq T1, zero: not subnormal
   emit(g, rv_fop(RV_FMV_X_W, T1, f, 0, 0));
   emit(g, rv_srli(T1, T1, 31));
   emit(g, rv_slli(T1, T1, 31));
   emit(g, rv_fop(RV_FMV_W_X, f, T1, 0, 0));
+  g->buf[at] = rv_b((g->n - at) * 4, RV_ZERO, T1, 0);
 }
 // An f32 source as fsrc gives it; under .ftz a copy in `fscratch`, flushed.
 static int fsrc_ftz(cg *g, const opnd *o, int fscratch) {
@@ -831,10 +912,12 @@ static void gen_fdiv(cg *g) {
     int a = fsrc_ftz(g, &in->o[1], FS0), b = fsrc_ftz(g, &in->o[2], FS1);
     emit(g, rv_fop(RV_FMV_X_W, T1, b, 0, 1));         // fclass.s
     emit(g, rv_opi(RV_ANDI, T1, T1, 0x24));
-    emit(g, rv_b(12, RV_ZERO, T1, 0));                // beq T1, zero: normal, zero, inf or NaN
+    int p_sub = g->n;
+    emit(g, 0);                                       // beq T1, zero: normal, zero, inf or NaN
     emit(g, rv_fop(0x0C, fd, a, b, RV_RNE));
     int p_done = g->n;
     emit(g, 0);
+    g->buf[p_sub] = rv_b((g->n - p_sub) * 4, RV_ZERO, T1, 0);
     fconst(g, FS2, 0x3F800000u);
     emit(g, rv_fop(0x0C, FS2, FS2, b, RV_RNE));
     ftz_freg(g, FS2);
@@ -864,10 +947,12 @@ static void gen_fex2(cg *g) {
   int x = fsrc_ftz(g, &in->o[1], FS0);
   if (x != FS0) emit(g, rv_fop(RV_FSGNJ, FS0, x, x, 0));
   emit(g, rv_fop(RV_FCMP, T0, FS0, FS0, 2));          // feq: not a NaN
-  emit(g, rv_b(12, RV_ZERO, T0, 1));                  // bne T0, zero: go on
+  int p_num = g->n;
+  emit(g, 0);                                         // bne T0, zero: go on
   emit(g, rv_fop(RV_FADD, fd, FS0, FS0, RV_RNE));
   int p_done = g->n;
   emit(g, 0);                                         // j done
+  g->buf[p_num] = rv_b((g->n - p_num) * 4, RV_ZERO, T0, 1);
   fconst(g, FS1, 0x43200000u);                        // 160
   emit(g, rv_fop(RV_FMINMAX, FS0, FS0, FS1, 0));
   fconst(g, FS1, 0xC3200000u);                        // -160
@@ -2622,11 +2707,18 @@ static void one_pass(cg *g) {
   g->overflow = 0;
   g->flags = 0;
   g->shared_end = 0;
-  if (g->frame) {
+  if (g->frame || g->femu) {  // emulated F: its state above the frame
     emit(g, rv_csrrs(RV_SP, 0xCCF, RV_ZERO));
-    emit(g, rv_opi(RV_ADDI, RV_SP, RV_SP, -(int32_t)g->frame));
+    emit(g, rv_opi(RV_ADDI, RV_SP, RV_SP, -(int32_t)(g->frame + (g->femu ? FEMU_STATE : 0))));
   }
-  if (g->uses_f) emit(g, rv_csrrwi(RV_ZERO, 0x801, 1));  // fnan: NVIDIA's NaN conventions
+  if (g->femu) {  // frm RNE, fflags clear, fnan set (the stack holds a previous launch's bytes)
+    emit_word(g, rv_store(2, RV_ZERO, RV_SP, (int32_t)g->frame + FEMU_FRM));
+    emit_word(g, rv_store(2, RV_ZERO, RV_SP, (int32_t)g->frame + FEMU_FRM + 4));
+    emit_word(g, rv_opi(RV_ADDI, T0, RV_ZERO, 1));
+    emit_word(g, rv_store(2, T0, RV_SP, (int32_t)g->frame + FEMU_FNAN));
+  } else if (g->uses_f) {
+    emit(g, rv_csrrwi(RV_ZERO, 0x801, 1));  // fnan: NVIDIA's NaN conventions
+  }
   if (g->split) {  // the last sub-block's threads past the block's end stop here
     split_linear(g, S0);
     hidden_word(g, T0, 5);
@@ -2703,6 +2795,30 @@ void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out, int split) {
   for (int r = 0; r < k->nregs && !g.uses_f; ++r) g.uses_f = k->regs[r].rc == RC_F32 && k->regs[r].start >= 0;
   for (int i = 0; i < k->ninsns && !g.uses_f; ++i)
     for (int m = 0; m < k->insns[i].nmods; ++m) g.uses_f |= !strcmp(k->insns[i].mods[m], "f32");
+  g.femu = g.uses_f && c->opt.emulate_f;
+  if (g.femu) {
+    uint32_t need = g.frame + FEMU_STATE + FEMU_SAVE + FEMU_CSTACK;
+    if (need > c->opt.stack_limit)
+      ptx_fail(c, PTX_ERR_NOT_SUPPORTED, k->line, k->name,
+               "kernel %s needs %u bytes of stack per thread: %u of spills and .local, and %u for the "
+               "f32 emulation of a unit without F; the unit's threads have %u",
+               k->name, need, g.frame, need - g.frame, c->opt.stack_limit);
+    if (c->femu_at < 0) {  // the emulation code, once per module, ahead of this kernel
+      uint32_t n = (uint32_t)sizeof ptx_femu_code;
+      if (c->code_bytes + n > c->code_cap) {
+        uint32_t cap = c->code_cap ? c->code_cap : 1024;
+        while (cap < c->code_bytes + n) cap *= 2;
+        uint8_t *p = realloc(c->code, cap);
+        if (!p) ptx_fail(c, PTX_ERR_NO_MEMORY, 0, NULL, "out of host memory");
+        c->code = p;
+        c->code_cap = cap;
+      }
+      memcpy(c->code + c->code_bytes, ptx_femu_code, n);
+      c->femu_at = c->code_bytes;
+      add_line(c, c->code_bytes, 0);  // no PTX line
+      c->code_bytes += n;
+    }
+  }
   g.insn_at = calloc((size_t)k->ninsns + 1, sizeof(int));
   g.label_at = calloc((size_t)k->ninsns + 1, sizeof(int));
   if (!g.insn_at || !g.label_at) {
@@ -2748,9 +2864,10 @@ void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out, int split) {
   g.relocs = NULL;  // c->tmp[3], freed below
   c->code_bytes += bytes;
   out->flags = g.flags | (k->has_dynamic_shared ? PTX_KERNEL_DYNAMIC_SHARED : 0);
-  if (g.uses_f || code_has_f(g.buf, g.n)) out->flags |= PTX_KERNEL_NEEDS_F;
+  if (g.femu) out->flags |= PTX_KERNEL_FEMU;
+  else if (g.uses_f || code_has_f(g.buf, g.n)) out->flags |= PTX_KERNEL_NEEDS_F;
   out->shared_bytes = k->has_dynamic_shared ? ((c->shared_bytes + 15u) & ~15u) : g.shared_end;
-  out->stack_bytes = g.frame;
+  out->stack_bytes = g.frame + (g.femu ? FEMU_STATE : 0);
   for (int i = 0; i < 4; ++i) {
     free(c->tmp[i]);
     c->tmp[i] = NULL;

@@ -135,6 +135,7 @@ typedef struct ptx_ctx {
   int nglobals, cap_globals;
   ptx_reloc *relocs;        // module-wide, code offsets from the module's start
   int nrelocs, cap_relocs;
+  int64_t femu_at;          // emulate_f: where the F emulation code sits in `code`, -1 not yet
 } ptx_ctx;
 
 // Errors: never return.

@@ -69,6 +69,7 @@ struct Options {
   bool backpressure = false;
   unsigned max_regs = 0;  // PTX: registers the translator may use (fewer force spills)
   std::string nvidia;     // f32 PTX: NVIDIA's recorded inputs and outputs (tests/ptx/nvidia)
+  bool femu = false;      // PTX: the translator's F emulation (ptx_options.emulate_f)
   int lanes = 0, warps = 0;  // from the model's parameters, found by the launch below
 };
 
@@ -156,7 +157,9 @@ class Bench {
   }
   Memory mem;
 
-  Result run(uint32_t entry, const Launch &l, uint64_t max_cycles = 20000000) {
+  // (emulated F takes a few hundred instructions where F takes one: a larger limit there)
+  Result run(uint32_t entry, const Launch &l, uint64_t max_cycles = 0) {
+    if (!max_cycles) max_cycles = opt_.femu ? 400000000 : 20000000;
     mem.map(kStackBase, 256 << kStackLog2, true);  // up to 256 thread slots
     Result r;
     top_.entry_pc_i = entry;
@@ -1323,7 +1326,8 @@ int test_clang_atomics(Bench &b, uint32_t entry) {
 constexpr uint32_t kCodeBase = 0x10000u;
 
 // Translates a PTX file (one kernel) and maps its code read-only at kCodeBase.
-bool load_ptx(const std::string &path, unsigned max_regs, Memory &mem, ptx_module **mod, uint32_t *entry) {
+bool load_ptx(const std::string &path, unsigned max_regs, bool femu, Memory &mem, ptx_module **mod,
+              uint32_t *entry) {
   std::ifstream f(path, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (text.empty()) {
@@ -1333,6 +1337,8 @@ bool load_ptx(const std::string &path, unsigned max_regs, Memory &mem, ptx_modul
   ptx_error err;
   ptx_options opt = {};
   opt.max_regs = max_regs;
+  opt.emulate_f = femu;
+  opt.stack_limit = 1u << kStackLog2;
   ptx_status st = ptx_translate(text.data(), text.size(), &opt, mod, &err);
   if (st != PTX_OK) {
     std::printf("%s: %s at line %d (%s): %s\n", path.c_str(), ptx_status_name(st), err.line,
@@ -1366,7 +1372,7 @@ int main(int argc, char **argv) {
     std::printf("usage: %s vadd|vadd_big|collatz|reduce|index2d|muldiv|oob|spin|atomics kernel.elf "
                 "[--latency N] [--backpressure]\n"
                 "       %s ptx_vadd|ptx_vadd_gs|ptx_collatz|ptx_reduce|ptx_index2d|ptx_oob|ptx_spin|"
-                "ptx_intops|ptx_atomics kernel.ptx [--latency N] [--backpressure] [--max-regs N]\n", argv[0], argv[0]);
+                "ptx_intops|ptx_atomics kernel.ptx [--latency N] [--backpressure] [--max-regs N] [--femu]\n", argv[0], argv[0]);
     return 2;
   }
   std::string test = argv[1], elf = argv[2];
@@ -1377,6 +1383,7 @@ int main(int argc, char **argv) {
     else if (a == "--backpressure") o.backpressure = true;
     else if (a == "--max-regs" && i + 1 < argc) o.max_regs = std::atoi(argv[++i]);
     else if (a == "--nvidia" && i + 1 < argc) o.nvidia = argv[++i];
+    else if (a == "--femu") o.femu = true;
   }
   o.lanes = lanes_of_model();
   o.warps = slots_of_model() / o.lanes;
@@ -1385,7 +1392,12 @@ int main(int argc, char **argv) {
   ptx_module *mod = nullptr;
   if (test.compare(0, 4, "ptx_") == 0) {
     test = test.substr(4);
-    if (!load_ptx(elf, o.max_regs, b.mem, &mod, &img.entry)) return 1;
+    if (!load_ptx(elf, o.max_regs, o.femu, b.mem, &mod, &img.entry)) return 1;
+    if (o.femu) {  // every f32 kernel emulated: no F word left for the unit to execute
+      CHECK(ptx_femu_available(), "--femu: this build has no F emulation (clang-14)");
+      CHECK((mod->kernels[0].flags & (PTX_KERNEL_FEMU | PTX_KERNEL_NEEDS_F)) == PTX_KERNEL_FEMU,
+            "--femu: kernel flags 0x%x", mod->kernels[0].flags);
+    }
     if (o.max_regs) CHECK(mod->kernels[0].num_spilled > 0, "--max-regs %u spilled nothing", o.max_regs);
     img.ok = true;
   } else {

@@ -50,6 +50,9 @@ enum {
   PTX_KERNEL_SPLIT = 1u << 4,          // has a second entry, split_entry, that runs a block
                                        // larger than the unit as sub-blocks: no barrier, shared
                                        // memory or warp-level instruction (docs/ptx.md)
+  PTX_KERNEL_FEMU = 1u << 5,           // translated with ptx_options.emulate_f: its F
+                                       // instructions are calls into the module's emulation
+                                       // code (no F needed; PTX_KERNEL_NEEDS_F is clear)
 };
 
 typedef struct ptx_kernel {
@@ -117,7 +120,18 @@ typedef struct ptx_options {
   uint32_t shared_limit;   // bytes of shared memory the unit has (0: 4096)
   uint32_t max_regs;       // RV32 registers the allocator may use, 1..24 (0: all 24); fewer
                            // force spills (the tests use it to run the spill code)
+  uint32_t emulate_f;      // nonzero: a unit without the F extension runs the code. Kernels with
+                           // f32 get the module's F emulation (docs/ptx.md, "f32 on a unit
+                           // without F"): each F instruction a call into code placed ahead of
+                           // the first such kernel, the F registers in the thread's stack.
+                           // Where vmgpu was built without clang-14 there is no emulation code
+                           // and such kernels keep PTX_KERNEL_NEEDS_F.
+  uint32_t stack_limit;    // bytes of stack each thread has (0: 1024, VMGPU_SIMT_STACK_BYTES);
+                           // the emulation's state and frames must fit in it with the kernel's
 } ptx_options;
+
+// Whether this build of the translator carries the F emulation code (clang-14 at build time).
+int ptx_femu_available(void);
 
 // Translates a whole PTX module (text of `len` bytes; need not be NUL-terminated).
 ptx_status ptx_translate(const char *text, size_t len, const ptx_options *opt, ptx_module **out,
