@@ -157,13 +157,15 @@ static bool loadKernel(const char *ptxPath, CUdevice cuDevice, CUmodule *module,
     void *values[] = {errorLog, reinterpret_cast<void *>(static_cast<uintptr_t>(sizeof errorLog))};
     CUresult loaded = cuModuleLoadDataEx(module, ptx.data(), 2, options, values);
 
+    // The function's own limit where it loaded (it can exceed the device's: vmgpu runs a block
+    // larger than its unit as sub-blocks where the kernel allows), else the device's.
     int maxThreads = 0;
+    const char *limitName = "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK";
     checkCudaErrors(cuDeviceGetAttribute(&maxThreads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, cuDevice));
     if (loaded == CUDA_SUCCESS) {
         checkCudaErrors(cuModuleGetFunction(kernel, *module, "VecAdd_kernel"));
-        int fnMax = 0;
-        checkCudaErrors(cuFuncGetAttribute(&fnMax, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, *kernel));
-        if (fnMax < maxThreads) maxThreads = fnMax;
+        checkCudaErrors(cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, *kernel));
+        limitName = "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK";
     }
     bool canRun = loaded == CUDA_SUCCESS && maxThreads >= kThreadsPerBlock;
     if (canRun) return true;
@@ -179,8 +181,8 @@ static bool loadKernel(const char *ptxPath, CUdevice cuDevice, CUmodule *module,
                         "extension)\n");
     }
     if (maxThreads < kThreadsPerBlock)
-        std::printf("  -> the sample launches %d threads per block; CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK "
-                    "is %d\n", kThreadsPerBlock, maxThreads);
+        std::printf("  -> the sample launches %d threads per block; %s is %d\n", kThreadsPerBlock, limitName,
+                    maxThreads);
     if (loaded == CUDA_SUCCESS) checkCudaErrors(cuModuleUnload(*module));
     return false;
 }

@@ -75,10 +75,12 @@ static void emit_word(cg *g, uint32_t w) {
 
 static void __attribute__((noreturn, format(printf, 3, 4))) fail(cg *g, ptx_status st, const char *fmt, ...);
 
-// The thread's F state above the kernel's frame: f0-f31, then frm, fflags, fnan (femu.c)
-enum { FEMU_STATE = 144, FEMU_FRM = 128, FEMU_FNAN = 136 };
+// The thread's F state above the kernel's frame: f0-f31, then frm, fflags, fnan and the word that
+// carries an integer operand in and an integer result out (femu.c)
+enum { FEMU_STATE = 144, FEMU_FRM = 128, FEMU_FNAN = 136, FEMU_XOP = 140 };
 // Below sp while an emulated instruction runs: femu_entry.S's save area (x[i] at sp - 128 +
-// 4i), then femu_exec's frames (at most FEMU_CSTACK bytes: the build checks the blob's frames)
+// 4i; the flw/fsw expansions borrow the slots of x1 and x3), then femu_exec's frames (at most
+// FEMU_CSTACK bytes: the build checks the blob's frames)
 enum { FEMU_SAVE = 128, FEMU_CSTACK = 256 };
 
 #ifdef VMGPU_PTX_FEMU
@@ -127,14 +129,19 @@ static void femu_expand(cg *g, uint32_t w) {
     emit_word(g, rv_store(2, (int)rs1, RV_SP, fo + 4 * (int32_t)rd));
     return;
   }
-  // the rest through the trampoline, at the start of the module's emulation code
-  int64_t off = g->c->femu_at - ((int64_t)g->c->code_bytes + 4 * (int64_t)(g->n + 1));
+  // the rest through the trampoline, at the start of the module's emulation code; an integer
+  // operand and result pass through the F state's FEMU_XOP word
+  int csr = opc == 0x73, int_src = (csr && f3 < 4) || (opc == 0x53 && f7 == 0x68);
+  int int_dst = rd && (csr || (opc == 0x53 && (f7 == 0x50 || f7 == 0x60 || f7 == 0x70)));
+  if (int_src) emit_word(g, rv_store(2, (int)rs1, RV_SP, fo + FEMU_XOP));
+  emit_word(g, rv_store(2, 1, RV_SP, -FEMU_SAVE + 4));
+  int64_t off = g->c->femu_at - ((int64_t)g->c->code_bytes + 4 * (int64_t)g->n);
   if (off < -(1 << 20) || off >= (1 << 20))
     fail(g, PTX_ERR_NOT_SUPPORTED, "the module's code is too large for a call to its F emulation (1 MiB)");
-  emit_word(g, rv_store(2, 1, RV_SP, -FEMU_SAVE + 4));
   emit_word(g, rv_j((int32_t)off, 1));
   emit_word(g, w);
   emit_word(g, rv_load(2, 1, RV_SP, -FEMU_SAVE + 4));
+  if (int_dst) emit_word(g, rv_load(2, (int)rd, RV_SP, fo + FEMU_XOP));
 }
 
 static void emit(cg *g, uint32_t w) {

@@ -232,6 +232,101 @@ int main(int argc, char **argv) {
     CHECK(bm && !(bm->kernels[0].flags & PTX_KERNEL_SPLIT), "2 KiB of parameters: no split variant");
     ptx_module_free(bm);
   }
+  // The F emulation (ptx_options.emulate_f): f32 kernels marked FEMU, not NEEDS_F; the emulation
+  // code at the start of the module (its trampoline's first word); every F word in a kernel's
+  // code only as the word after a `jal ra` to that trampoline, with ra saved before and reloaded
+  // after; 144 bytes of F state added to the frame; integer kernels translated exactly as without
+  // the option; a frame that leaves no room for the emulation refused, nothing returned.
+  {
+    static const char *const kF32[] = {"saxpy_f32.ptx", "reduce_f32.ptx", "fcmp_f32.ptx", "fcvt_f32.ptx",
+                                       "fdiv_f32.ptx", "fmath_f32.ptx", "fmath_fast_f32.ptx", "vadd.ptx",
+                                       "atomics.ptx", NULL};
+    ptx_options fo = {0};
+    fo.emulate_f = 1;
+    int have = ptx_femu_available();
+    if (!have) printf("emulate_f: this build has no F emulation (no clang-14): kernels keep NEEDS_F\n");
+    int calls = 0;
+    for (int i = 0; kF32[i]; ++i) {
+      size_t len;
+      char *t = read_file(dir, kF32[i], &len);
+      ptx_module *pm = NULL, *em = NULL;
+      ptx_error e;
+      CHECK(t && ptx_translate(t, len, NULL, &pm, NULL) == PTX_OK, "%s: plain", kF32[i]);
+      ptx_status st = t ? ptx_translate(t, len, &fo, &em, &e) : PTX_ERR_INVALID_VALUE;
+      CHECK(st == PTX_OK, "%s emulated: %s line %d %s", kF32[i], ptx_status_name(st), e.line, e.message);
+      free(t);
+      if (!pm || !em) {
+        ptx_module_free(pm), ptx_module_free(em);
+        continue;
+      }
+      const ptx_kernel *pk = &pm->kernels[0], *ek = &em->kernels[0];
+      int f32 = strstr(kF32[i], "_f32") != NULL;
+      if (!f32 || !have) {  // nothing to emulate, or no emulation: the same module
+        CHECK(em->code_bytes == pm->code_bytes && !memcmp(em->code, pm->code, pm->code_bytes) &&
+              ek->flags == pk->flags, "%s: emulate_f changed a kernel it has nothing to do with", kF32[i]);
+      } else {
+        CHECK((ek->flags & (PTX_KERNEL_FEMU | PTX_KERNEL_NEEDS_F)) == PTX_KERNEL_FEMU, "%s: flags 0x%x",
+              kF32[i], ek->flags);
+        CHECK(ek->stack_bytes == pk->stack_bytes + 144, "%s: stack %u, plain %u", kF32[i], ek->stack_bytes,
+              pk->stack_bytes);
+        uint32_t w0 = (uint32_t)em->code[0] | (uint32_t)em->code[1] << 8 | (uint32_t)em->code[2] << 16 |
+                      (uint32_t)em->code[3] << 24;
+        CHECK(w0 == 0xF8010113u && ek->entry > 0, "%s: the emulation code is not at the module's start (0x%08x)",
+              kF32[i], w0);
+        CHECK(ptx_module_line_of(em, 0) == 0, "%s: the emulation code has a PTX line", kF32[i]);
+        uint32_t ranges[2][2] = {{ek->entry, ek->code_bytes}, {ek->split_entry, ek->split_code_bytes}};
+        for (int r = 0; r < 2; ++r) {
+          if (r && !(ek->flags & PTX_KERNEL_SPLIT)) break;
+          const uint8_t *c = em->code + ranges[r][0];
+          uint32_t n = ranges[r][1] / 4, bad = 0;
+          for (uint32_t j = 0; j < n; ++j) {
+            uint32_t w = (uint32_t)c[4 * j] | (uint32_t)c[4 * j + 1] << 8 | (uint32_t)c[4 * j + 2] << 16 |
+                         (uint32_t)c[4 * j + 3] << 24;
+            uint32_t opc = w & 0x7Fu, f3 = (w >> 12) & 7u;
+            int fword = ((opc == 0x07 || opc == 0x27) && f3 == 2) || opc == 0x43 || opc == 0x47 ||
+                        opc == 0x4B || opc == 0x4F || opc == 0x53 ||
+                        (opc == 0x73 && f3 && ((w >> 20) == 0x801 || (w >> 20) == 2 || (w >> 20) == 1 || (w >> 20) == 3));
+            if (!fword) continue;
+            ++calls;
+            if (j < 2 || j + 1 >= n) { ++bad; continue; }
+            uint32_t jal = (uint32_t)c[4 * j - 4] | (uint32_t)c[4 * j - 3] << 8 | (uint32_t)c[4 * j - 2] << 16 |
+                           (uint32_t)c[4 * j - 1] << 24;
+            uint32_t sv = (uint32_t)c[4 * j - 8] | (uint32_t)c[4 * j - 7] << 8 | (uint32_t)c[4 * j - 6] << 16 |
+                          (uint32_t)c[4 * j - 5] << 24;
+            uint32_t ld = (uint32_t)c[4 * j + 4] | (uint32_t)c[4 * j + 5] << 8 | (uint32_t)c[4 * j + 6] << 16 |
+                          (uint32_t)c[4 * j + 7] << 24;
+            int32_t off = (int32_t)(((jal >> 31) << 20) | (((jal >> 12) & 0xFFu) << 12) | (((jal >> 20) & 1u) << 11) |
+                                    (((jal >> 21) & 0x3FFu) << 1));
+            off = (off << 11) >> 11;
+            int64_t target = (int64_t)ranges[r][0] + 4 * (int64_t)(j - 1) + off;
+            if ((jal & 0xFFFu) != 0x0EFu || target != 0 || sv != 0xF8112223u || ld != 0xF8412083u) ++bad;
+          }
+          CHECK(bad == 0, "%s: %u F words not in a call of the emulation", kF32[i], bad);
+        }
+      }
+      ptx_module_free(pm);
+      ptx_module_free(em);
+    }
+    if (have) {
+      CHECK(calls > 100, "emulate_f: %d calls of the emulation in the f32 fixtures", calls);
+      printf("emulate_f: %d calls of the emulation in the f32 fixtures, every one well formed\n", calls);
+      // saxpy (no spills) with 400 bytes of stack a thread: 144 + 128 + 256 do not fit
+      size_t len;
+      char *t = read_file(dir, "saxpy_f32.ptx", &len);
+      ptx_module *m2 = (ptx_module *)1;
+      ptx_error e;
+      fo.stack_limit = 400;
+      ptx_status st = t ? ptx_translate(t, len, &fo, &m2, &e) : PTX_ERR_INVALID_VALUE;
+      CHECK(st == PTX_ERR_NOT_SUPPORTED && m2 == NULL && strstr(e.message, "528 bytes of stack"),
+            "emulate_f with 400 bytes of stack: %s, %s", ptx_status_name(st), e.message);
+      printf("emulate_f, 400 bytes of stack -> %s: %s\n", ptx_status_name(st), e.message);
+      fo.stack_limit = 528;  // exactly enough
+      ptx_module *m3 = NULL;
+      CHECK(t && ptx_translate(t, len, &fo, &m3, NULL) == PTX_OK, "emulate_f with 528 bytes of stack");
+      ptx_module_free(m3);
+      free(t);
+    }
+  }
   // %laneid and %warpid: from the thread's linear id in the block (tid and ntid CSRs), not
   // the unit's 4-lane warps (CSRs 0xCCC/0xCCD)
   {

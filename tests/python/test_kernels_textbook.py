@@ -13,7 +13,7 @@ intrinsics. Every output is checked two ways:
   (tests/python/nvidia_textbook_*.txt says which).
 
 Inputs come from a fixed xorshift generator written here, so they do not depend on numpy's version.
-usage: test_kernels_textbook.py [--record FILE] [--only NAME] [--ptx-version X.Y]
+usage: test_kernels_textbook.py [--record FILE] [--only NAME[,NAME...]] [--ptx-version X.Y]
 """
 import hashlib
 import os
@@ -783,7 +783,7 @@ def textbook(record_to=None, only=None):
     rec = read_record(RECORD)
     lines = []
     for k in KERNELS:
-        if only and k.name != only:
+        if only and k.name not in only:
             continue
         ins, outs = run_kernel(k)
         if k.ref is not None:
@@ -823,7 +823,7 @@ def textbook(record_to=None, only=None):
             if record_to is None:
                 check("%s: output %d is NVIDIA's, bit for bit" % (k.name, j), rec.get(key) == digest(g),
                       "(recorded %s, got %s)" % (rec.get(key, "nothing"), digest(g)))
-    if not only or only == "conv_const":
+    if not only or "conv_const" in only:
         for j, g in enumerate(module_variables()):
             key = "conv_const.%d" % j
             lines.append("%s %s" % (key, digest(g)))
@@ -844,7 +844,7 @@ def textbook(record_to=None, only=None):
 if __name__ == "__main__":
     args = sys.argv[1:]
     rec_to = args[args.index("--record") + 1] if "--record" in args else None
-    only = args[args.index("--only") + 1] if "--only" in args else None
+    only = args[args.index("--only") + 1].split(",") if "--only" in args else None
     if "--ptx-version" in args:
         PTX_VERSION = args[args.index("--ptx-version") + 1]
 

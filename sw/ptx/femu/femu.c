@@ -9,19 +9,14 @@
  * bit for bit, so a kernel computes here what it computes on a unit with F. What is not kept:
  * the exception flags (fflags reads as what was last written; the translator never reads it).
  *
- * x: the thread's integer registers as femu_entry.S saved them (x[0] is its link: read as 0);
- * f: 32 F registers, then frm, fflags and fnan (CSRs 0x002, 0x001, 0x801).
+ * f: the thread's F state: 32 F registers, then frm, fflags and fnan (CSRs 0x002, 0x001,
+ * 0x801), then the word through which the translated code passes an integer operand (fcvt.s.w,
+ * a CSR write) and takes an integer result (fcmp, fcvt.w.s, fclass, the CSR's old value).
  */
 #include "vmgpu_softfloat.c"
 
 typedef unsigned int u32;
-enum { FRM = 32, FFLAGS = 33, FNAN = 34 };
-
-static u32 xr(const u32 *x, u32 i) { return i ? x[i] : 0; }
-static void xw(u32 *x, u32 i, u32 v)
-{
-    if (i) x[i] = v;
-}
+enum { FRM = 32, FFLAGS = 33, FNAN = 34, XOP = 35 };
 
 static u32 fclass(u32 a)
 {
@@ -57,7 +52,7 @@ static void csr_write(u32 *f, u32 csr, u32 v)
     }
 }
 
-void femu_exec(u32 w, u32 *x, u32 *f)
+void femu_exec(u32 w, u32 *f)
 {
     u32 opc = w & 0x7fu, rd = (w >> 7) & 31u, f3 = (w >> 12) & 7u, rs1 = (w >> 15) & 31u;
     u32 rs2 = (w >> 20) & 31u, f7 = w >> 25;
@@ -66,14 +61,14 @@ void femu_exec(u32 w, u32 *x, u32 *f)
     u32 a = f[rs1], b = f[rs2];
 
     if (opc == 0x73u) { /* csrrw csrrs csrrc, and their immediate forms */
-        u32 csr = w >> 20, old = csr_read(f, csr), src = f3 >= 5u ? rs1 : xr(x, rs1), v = old;
+        u32 csr = w >> 20, old = csr_read(f, csr), src = f3 >= 5u ? rs1 : f[XOP], v = old;
         switch (f3 & 3u) {
         case 1: v = src; break;
         case 2: v = old | src; break;
         case 3: v = old & ~src; break;
         }
         csr_write(f, csr, v);
-        xw(x, rd, old);
+        f[XOP] = old;
         return;
     }
     if (opc == 0x43u || opc == 0x47u || opc == 0x4bu || opc == 0x4fu) {
@@ -98,17 +93,13 @@ void femu_exec(u32 w, u32 *x, u32 *f)
     case 0x14: f[rd] = f3 ? vmsf_op_max(a, b, nv) : vmsf_op_min(a, b, nv); return;
     case 0x50: { /* fle flt feq */
         int c = vmsf_op_cmp(a, b);
-        xw(x, rd, f3 == 2 ? c == 0 : f3 == 1 ? c == -1 : (c == -1 || c == 0));
+        f[XOP] = f3 == 2 ? c == 0 : f3 == 1 ? c == -1 : (c == -1 || c == 0);
         return;
     }
-    case 0x60: xw(x, rd, rs2 ? vmsf_op_cvt_wu(a, rm, nv) : vmsf_op_cvt_w(a, rm, nv)); return;
-    case 0x68: {
-        u32 v = xr(x, rs1);
-        f[rd] = rs2 ? vmsf_op_cvt_s_wu(v, rm) : vmsf_op_cvt_s_w(v, rm);
-        return;
-    }
-    case 0x70: xw(x, rd, f3 ? fclass(a) : a); return; /* fclass.s, fmv.x.w */
-    case 0x78: f[rd] = xr(x, rs1); return;             /* fmv.w.x */
+    case 0x60: f[XOP] = rs2 ? vmsf_op_cvt_wu(a, rm, nv) : vmsf_op_cvt_w(a, rm, nv); return;
+    case 0x68: f[rd] = rs2 ? vmsf_op_cvt_s_wu(f[XOP], rm) : vmsf_op_cvt_s_w(f[XOP], rm); return;
+    case 0x70: f[XOP] = f3 ? fclass(a) : a; return; /* fclass.s, fmv.x.w */
+    case 0x78: f[rd] = f[XOP]; return;              /* fmv.w.x */
     }
     __builtin_trap();
 }
