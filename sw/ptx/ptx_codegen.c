@@ -2772,6 +2772,17 @@ static int code_has_f(const uint32_t *w, int n) {
   return 0;
 }
 
+// Room for n more bytes at the end of the module's code
+static void code_room(ptx_ctx *c, uint32_t n) {
+  if (c->code_bytes + n <= c->code_cap) return;
+  uint32_t cap = c->code_cap ? c->code_cap : 1024;
+  while (cap < c->code_bytes + n) cap *= 2;
+  uint8_t *p = realloc(c->code, cap);
+  if (!p) ptx_fail(c, PTX_ERR_NO_MEMORY, 0, NULL, "out of host memory");
+  c->code = p;
+  c->code_cap = cap;
+}
+
 void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out, int split) {
   cg g;
   memset(&g, 0, sizeof g);
@@ -2812,14 +2823,7 @@ void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out, int split) {
                k->name, need, g.frame, need - g.frame, c->opt.stack_limit);
     if (c->femu_at < 0) {  // the emulation code, once per module, ahead of this kernel
       uint32_t n = (uint32_t)sizeof ptx_femu_code;
-      if (c->code_bytes + n > c->code_cap) {
-        uint32_t cap = c->code_cap ? c->code_cap : 1024;
-        while (cap < c->code_bytes + n) cap *= 2;
-        uint8_t *p = realloc(c->code, cap);
-        if (!p) ptx_fail(c, PTX_ERR_NO_MEMORY, 0, NULL, "out of host memory");
-        c->code = p;
-        c->code_cap = cap;
-      }
+      code_room(c, n);
       memcpy(c->code + c->code_bytes, ptx_femu_code, n);
       c->femu_at = c->code_bytes;
       add_line(c, c->code_bytes, 0);  // no PTX line
@@ -2848,14 +2852,7 @@ void ptx_codegen(ptx_ctx *c, kernel_ir *k, ptx_kernel *out, int split) {
   }
   // append to the module's code
   uint32_t bytes = (uint32_t)g.n * 4;
-  if (c->code_bytes + bytes > c->code_cap) {
-    uint32_t cap = c->code_cap ? c->code_cap : 1024;
-    while (cap < c->code_bytes + bytes) cap *= 2;
-    uint8_t *p = realloc(c->code, cap);
-    if (!p) ptx_fail(c, PTX_ERR_NO_MEMORY, 0, NULL, "out of host memory");
-    c->code = p;
-    c->code_cap = cap;
-  }
+  code_room(c, bytes);
   out->entry = c->code_bytes;
   out->code_bytes = bytes;
   for (int i = 0; i < g.n; ++i) {
